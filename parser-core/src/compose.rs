@@ -1,0 +1,240 @@
+//! The composed parser: reasoning first, then tool calls on the rest. This is what users get.
+
+use crate::deltas::{Accumulator, Deltas, Sink};
+use crate::message::{ParsedMessage, Stage};
+use crate::reasoning::{ReasoningParser, ReasoningSink};
+use crate::tool::ToolParser;
+
+/// A whole-output parser: the object-safe interface behind [`Parser`].
+pub trait OutputParser: Send {
+    /// Feeds the next piece of output.
+    fn push(&mut self, text: &str, out: &mut dyn Sink);
+    /// Ends the output.
+    fn finish(&mut self, out: &mut dyn Sink);
+    /// The stage the output started in.
+    fn initial_stage(&self) -> Stage;
+}
+
+/// A tool-call block seen while reasoning was open, held until we know what it is (see
+/// [`crate::BlockInReasoning::Hold`]).
+struct Held<T> {
+    /// The raw text since the block opener: reasoning text, if the block turns out to be inside reasoning.
+    raw: String,
+    /// A tool parser fed with the raw text: its output, if the block turns out to be calls.
+    spec: T,
+    spec_out: Deltas,
+    checked: usize,
+}
+
+/// Reasoning parser `R` followed by tool parser `T`.
+///
+/// Text outside reasoning goes to `T`. A call block that opens while reasoning is still open is held (when
+/// `R` is configured so): it becomes calls if it ends the output, and reasoning text if reasoning is closed
+/// after it or other text follows it.
+pub struct Composed<R, T> {
+    reasoning: R,
+    tools: T,
+    stage: Stage,
+    inline: bool,
+    held: Option<Box<Held<T>>>,
+}
+
+impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
+    /// Composes `reasoning` and `tools`. `stage` is reported by [`OutputParser::initial_stage`]; with
+    /// `inline` reasoning is reported as content (markers included, `reasoning_format: none`).
+    pub fn new(reasoning: R, tools: T, stage: Stage, inline: bool) -> Self {
+        Composed { reasoning, tools, stage, inline, held: None }
+    }
+}
+
+struct Router<'a, T> {
+    tools: &'a mut T,
+    out: &'a mut dyn Sink,
+    held: &'a mut Option<Box<Held<T>>>,
+    inline: bool,
+}
+
+impl<T: ToolParser + Clone> Router<'_, T> {
+    fn emit_reasoning(&mut self, text: &str) {
+        if self.inline {
+            self.out.content(text);
+        } else {
+            self.out.reasoning(text);
+        }
+    }
+
+    /// The held block was reasoning text after all.
+    fn release_held(&mut self) {
+        if let Some(held) = self.held.take() {
+            tracing::debug!("call block inside reasoning kept as reasoning text");
+            self.emit_reasoning(&held.raw);
+        }
+    }
+}
+
+impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
+    fn reasoning(&mut self, text: &str) {
+        let Some(held) = self.held.as_deref_mut() else {
+            self.emit_reasoning(text);
+            return;
+        };
+        held.raw.push_str(text);
+        held.spec.push(text, &mut held.spec_out);
+        let visible = held.spec_out.has_visible_content_since(held.checked);
+        held.checked = held.spec_out.len();
+        if visible {
+            // Text after (or inside) the block: the model is still reasoning.
+            self.release_held();
+        }
+    }
+
+    fn content(&mut self, text: &str) {
+        self.tools.push(text, self.out);
+    }
+
+    fn end_of_reasoning(&mut self) {
+        self.release_held();
+    }
+
+    fn block_opener(&mut self, marker: &str) {
+        if self.held.is_none() {
+            *self.held = Some(Box::new(Held {
+                raw: String::new(),
+                spec: self.tools.clone(),
+                spec_out: Deltas::new(),
+                checked: 0,
+            }));
+        }
+        self.reasoning(marker);
+    }
+}
+
+impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> {
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        let mut router =
+            Router { tools: &mut self.tools, out, held: &mut self.held, inline: self.inline };
+        self.reasoning.push(text, &mut router);
+    }
+
+    fn finish(&mut self, out: &mut dyn Sink) {
+        let mut router =
+            Router { tools: &mut self.tools, out, held: &mut self.held, inline: self.inline };
+        self.reasoning.finish(&mut router);
+        match self.held.take() {
+            Some(mut held) => {
+                held.spec.finish(&mut held.spec_out);
+                self.tools.finish(out);
+                if held.spec_out.has_tool_calls() {
+                    tracing::debug!("call block ended the output inside reasoning: kept as calls");
+                    held.spec_out.replay(out);
+                } else if self.inline {
+                    out.content(&held.raw);
+                } else {
+                    out.reasoning(&held.raw);
+                }
+            }
+            None => self.tools.finish(out),
+        }
+    }
+
+    fn initial_stage(&self) -> Stage {
+        self.stage
+    }
+}
+
+/// A ready-to-use parser for one output: push deltas, then finish.
+///
+/// `push` and `finish` return the events of that call in a buffer that is reused, so a stream allocates
+/// nothing once it is warm. [`parse`](Self::parse) is the one-shot form: one push of the whole text and
+/// `finish`, so one-shot and streaming agree by construction.
+///
+/// ```
+/// # use parser_core::{Composed, NoReasoning, Parser, Stage, ToolParser, Sink};
+/// # #[derive(Clone)] struct Plain;
+/// # impl ToolParser for Plain {
+/// #     fn push(&mut self, text: &str, out: &mut dyn Sink) { out.content(text) }
+/// #     fn finish(&mut self, _: &mut dyn Sink) {}
+/// #     fn in_block(&self) -> bool { false }
+/// # }
+/// let mut parser = Parser::new("plain", Composed::new(NoReasoning, Plain, Stage::Content, false));
+/// for delta in parser.push("Hello").iter() {
+///     println!("{delta:?}");
+/// }
+/// parser.finish();
+/// ```
+pub struct Parser {
+    name: &'static str,
+    inner: Box<dyn OutputParser>,
+    deltas: Deltas,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Parser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parser")
+            .field("name", &self.name)
+            .field("stage", &self.inner.initial_stage())
+            .field("finished", &self.finished)
+            .finish()
+    }
+}
+
+impl Parser {
+    /// Wraps a composed parser under a registry name.
+    pub fn new(name: &'static str, inner: impl OutputParser + 'static) -> Self {
+        Parser { name, inner: Box::new(inner), deltas: Deltas::new(), finished: false }
+    }
+
+    /// The registered name of the parser.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The stage the output starts in, as decided from the request.
+    pub fn stage(&self) -> Stage {
+        self.inner.initial_stage()
+    }
+
+    /// Feeds the next piece of output and returns its events. After [`finish`](Self::finish) this does
+    /// nothing.
+    pub fn push(&mut self, text: &str) -> &Deltas {
+        self.deltas.clear();
+        if !self.finished {
+            self.inner.push(text, &mut self.deltas);
+        }
+        &self.deltas
+    }
+
+    /// Ends the output and returns the last events. Only the first call does anything.
+    pub fn finish(&mut self) -> &Deltas {
+        self.deltas.clear();
+        if !self.finished {
+            self.finished = true;
+            self.inner.finish(&mut self.deltas);
+        }
+        &self.deltas
+    }
+
+    /// Like [`push`](Self::push), writing into a sink of your own.
+    pub fn push_into(&mut self, text: &str, sink: &mut dyn Sink) {
+        if !self.finished {
+            self.inner.push(text, sink);
+        }
+    }
+
+    /// Like [`finish`](Self::finish), writing into a sink of your own.
+    pub fn finish_into(&mut self, sink: &mut dyn Sink) {
+        if !self.finished {
+            self.finished = true;
+            self.inner.finish(sink);
+        }
+    }
+
+    /// One-shot: the message of a whole output.
+    pub fn parse(mut self, text: &str) -> ParsedMessage {
+        let mut out = Accumulator::new();
+        self.push_into(text, &mut out);
+        self.finish_into(&mut out);
+        out.into_message()
+    }
+}

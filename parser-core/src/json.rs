@@ -1,0 +1,445 @@
+//! JSON helpers: an incremental, validating boundary scanner and string escaping.
+//!
+//! Arguments are streamed as the raw text the model wrote; this scanner only says where the JSON value
+//! ends and whether it is valid, so the text is never re-serialised (serde_json would reorder keys and turn
+//! big integers into floats).
+
+/// Where a JSON value stands after the bytes fed so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonStatus {
+    /// Valid so far; more bytes are needed.
+    Partial,
+    /// One complete, valid value.
+    Complete,
+    /// Not JSON (or, for an object scanner, not an object).
+    Invalid,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Escape {
+    None,
+    Backslash,
+    Hex(u8),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Number {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    E,
+    ESign,
+    Exp,
+}
+
+impl Number {
+    fn can_end(self) -> bool {
+        matches!(self, Number::Zero | Number::Int | Number::Frac | Number::Exp)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    Value,
+    ArrayFirst,
+    ObjectFirst,
+    Key,
+    Colon,
+    After,
+    Str { key: bool, escape: Escape },
+    Literal { word: &'static [u8], at: u8 },
+    Num(Number),
+    Done,
+    Failed,
+}
+
+/// An incremental JSON scanner: feed it bytes as they arrive; it validates the grammar (RFC 8259), tracks
+/// strings, escapes and nesting, and reports the byte where the value ends.
+///
+/// ```
+/// use parser_core::{JsonScanner, JsonStatus};
+/// let mut json = JsonScanner::object();
+/// assert_eq!(json.feed(r#"{"code": "if (a) { b(\"}\"); }""#), (32, JsonStatus::Partial));
+/// // The closing brace inside the string did not end the value; this one does.
+/// assert_eq!(json.feed("}<｜tool▁call▁end｜>"), (1, JsonStatus::Complete));
+/// ```
+#[derive(Clone, Debug)]
+pub struct JsonScanner {
+    stack: Vec<u8>,
+    state: State,
+    object_only: bool,
+}
+
+impl Default for JsonScanner {
+    fn default() -> Self {
+        Self::any()
+    }
+}
+
+impl JsonScanner {
+    /// A scanner for any JSON value.
+    pub fn any() -> Self {
+        JsonScanner { stack: Vec::new(), state: State::Start, object_only: false }
+    }
+
+    /// A scanner that accepts only an object at the top level (tool-call arguments).
+    pub fn object() -> Self {
+        JsonScanner { object_only: true, ..Self::any() }
+    }
+
+    /// Starts over, keeping the allocated nesting stack.
+    pub fn reset(&mut self) {
+        self.stack.clear();
+        self.state = State::Start;
+    }
+
+    /// The status after the bytes fed so far.
+    pub fn status(&self) -> JsonStatus {
+        match self.state {
+            State::Done => JsonStatus::Complete,
+            State::Failed => JsonStatus::Invalid,
+            _ => JsonStatus::Partial,
+        }
+    }
+
+    /// True while nothing but whitespace has been fed.
+    pub fn is_untouched(&self) -> bool {
+        self.state == State::Start
+    }
+
+    /// Feeds `text` and returns how many bytes belong to the value, and the status.
+    ///
+    /// On `Complete` the count ends just after the value's last byte; on `Invalid` it is the offending
+    /// byte; on `Partial` it is `text.len()`. Feeding after `Complete` or `Invalid` consumes nothing.
+    pub fn feed(&mut self, text: &str) -> (usize, JsonStatus) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            match self.state {
+                State::Done | State::Failed => break,
+                State::Start => {
+                    if !is_ws(c) {
+                        if self.object_only && c != b'{' {
+                            self.state = State::Failed;
+                            break;
+                        }
+                        self.value_start(c);
+                        if self.state == State::Failed {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                State::Value => {
+                    if !is_ws(c) {
+                        self.value_start(c);
+                        if self.state == State::Failed {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                State::ArrayFirst => {
+                    if c == b']' {
+                        self.stack.pop();
+                        self.value_done();
+                    } else if !is_ws(c) {
+                        self.value_start(c);
+                        if self.state == State::Failed {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                State::ObjectFirst | State::Key => {
+                    if c == b'"' {
+                        self.state = State::Str { key: true, escape: Escape::None };
+                    } else if c == b'}' && self.state == State::ObjectFirst {
+                        self.stack.pop();
+                        self.value_done();
+                    } else if !is_ws(c) {
+                        self.state = State::Failed;
+                        break;
+                    }
+                    i += 1;
+                }
+                State::Colon => {
+                    if c == b':' {
+                        self.state = State::Value;
+                    } else if !is_ws(c) {
+                        self.state = State::Failed;
+                        break;
+                    }
+                    i += 1;
+                }
+                State::After => {
+                    match (c, self.stack.last()) {
+                        (b',', Some(b'{')) => self.state = State::Key,
+                        (b',', Some(b'[')) => self.state = State::Value,
+                        (b'}', Some(b'{')) | (b']', Some(b'[')) => {
+                            self.stack.pop();
+                            self.value_done();
+                        }
+                        _ if is_ws(c) => {}
+                        _ => {
+                            self.state = State::Failed;
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                State::Str { key, escape: Escape::None } => {
+                    // Fast path: plain string bytes.
+                    let run = bytes[i..]
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                        .unwrap_or(bytes.len() - i);
+                    i += run;
+                    if i == bytes.len() {
+                        break;
+                    }
+                    match bytes[i] {
+                        b'"' => {
+                            if key {
+                                self.state = State::Colon;
+                            } else {
+                                self.value_done();
+                            }
+                        }
+                        b'\\' => self.state = State::Str { key, escape: Escape::Backslash },
+                        _ => {
+                            self.state = State::Failed;
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                State::Str { key, escape: Escape::Backslash } => {
+                    self.state = match c {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            State::Str { key, escape: Escape::None }
+                        }
+                        b'u' => State::Str { key, escape: Escape::Hex(4) },
+                        _ => State::Failed,
+                    };
+                    if self.state == State::Failed {
+                        break;
+                    }
+                    i += 1;
+                }
+                State::Str { key, escape: Escape::Hex(left) } => {
+                    if !c.is_ascii_hexdigit() {
+                        self.state = State::Failed;
+                        break;
+                    }
+                    let escape = if left == 1 { Escape::None } else { Escape::Hex(left - 1) };
+                    self.state = State::Str { key, escape };
+                    i += 1;
+                }
+                State::Literal { word, at } => {
+                    if c != word[at as usize] {
+                        self.state = State::Failed;
+                        break;
+                    }
+                    if at as usize + 1 == word.len() {
+                        self.value_done();
+                    } else {
+                        self.state = State::Literal { word, at: at + 1 };
+                    }
+                    i += 1;
+                }
+                State::Num(n) => {
+                    let next = match (n, c) {
+                        (Number::Minus, b'0') => Some(Number::Zero),
+                        (Number::Minus, b'1'..=b'9') => Some(Number::Int),
+                        (Number::Int, b'0'..=b'9') => Some(Number::Int),
+                        (Number::Zero | Number::Int, b'.') => Some(Number::Dot),
+                        (Number::Dot | Number::Frac, b'0'..=b'9') => Some(Number::Frac),
+                        (Number::Zero | Number::Int | Number::Frac, b'e' | b'E') => Some(Number::E),
+                        (Number::E, b'+' | b'-') => Some(Number::ESign),
+                        (Number::E | Number::ESign | Number::Exp, b'0'..=b'9') => Some(Number::Exp),
+                        _ => None,
+                    };
+                    match next {
+                        Some(n) => {
+                            self.state = State::Num(n);
+                            i += 1;
+                        }
+                        None if n.can_end() => {
+                            // The number ended before this byte; look at the byte again.
+                            self.value_done();
+                            if self.state == State::Done {
+                                break;
+                            }
+                        }
+                        None => {
+                            self.state = State::Failed;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        (i, self.status())
+    }
+
+    /// Ends the input: a top-level number that was still open completes; anything else open stays
+    /// `Partial` (truncated).
+    pub fn finish(&mut self) -> JsonStatus {
+        if let State::Num(n) = self.state
+            && n.can_end()
+            && self.stack.is_empty()
+        {
+            self.state = State::Done;
+        }
+        self.status()
+    }
+
+    fn value_start(&mut self, c: u8) {
+        self.state = match c {
+            b'{' => {
+                self.stack.push(b'{');
+                State::ObjectFirst
+            }
+            b'[' => {
+                self.stack.push(b'[');
+                State::ArrayFirst
+            }
+            b'"' => State::Str { key: false, escape: Escape::None },
+            b't' => State::Literal { word: b"true", at: 1 },
+            b'f' => State::Literal { word: b"false", at: 1 },
+            b'n' => State::Literal { word: b"null", at: 1 },
+            b'-' => State::Num(Number::Minus),
+            b'0' => State::Num(Number::Zero),
+            b'1'..=b'9' => State::Num(Number::Int),
+            _ => State::Failed,
+        };
+    }
+
+    fn value_done(&mut self) {
+        self.state = if self.stack.is_empty() { State::Done } else { State::After };
+    }
+}
+
+/// JSON whitespace.
+pub fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Appends `text` to `out` as the inside of a JSON string (quotes not included).
+///
+/// Only `"`, `\` and control characters are escaped; everything else, non-ASCII included, is kept as is.
+pub fn escape_json_into(text: &str, out: &mut String) {
+    let mut plain_from = 0;
+    for (at, c) in text.char_indices() {
+        let escaped: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{08}' => Some("\\b"),
+            '\u{0c}' => Some("\\f"),
+            _ => None,
+        };
+        if let Some(escaped) = escaped {
+            out.push_str(&text[plain_from..at]);
+            out.push_str(escaped);
+            plain_from = at + 1;
+        } else if (c as u32) < 0x20 {
+            out.push_str(&text[plain_from..at]);
+            out.push_str("\\u00");
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push(HEX[(c as usize) >> 4] as char);
+            out.push(HEX[(c as usize) & 15] as char);
+            plain_from = at + 1;
+        }
+    }
+    out.push_str(&text[plain_from..]);
+}
+
+/// True when `text` is exactly one valid JSON object (surrounding whitespace allowed).
+pub fn is_json_object(text: &str) -> bool {
+    let mut json = JsonScanner::object();
+    let (used, status) = json.feed(text);
+    status == JsonStatus::Complete && text[used..].bytes().all(is_ws)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    fn whole(text: &str) -> JsonStatus {
+        let mut json = JsonScanner::any();
+        let (used, status) = json.feed(text);
+        if status == JsonStatus::Complete && !text[used..].bytes().all(is_ws) {
+            return JsonStatus::Invalid;
+        }
+        if status == JsonStatus::Partial { json.finish() } else { status }
+    }
+
+    // The scanner agrees with serde_json on valid and invalid documents.
+    #[rstest]
+    #[case(r#"{}"#)]
+    #[case(r#"{"a": 1, "b": [true, false, null], "c": {"d": "e\"f\\g\u00e9"}}"#)]
+    #[case(r#"[1, -0.5e+10, 2E3, 0, -0]"#)]
+    #[case(r#""plain""#)]
+    #[case(r#"123456789012345678901234567890"#)]
+    #[case(r#"{"emoji": "😀", "cjk": "北京"}"#)]
+    #[case(r#"{invalid json}"#)]
+    #[case(r#"{"a": tru}"#)]
+    #[case(r#"{"a": 01}"#)]
+    #[case(r#"{"a": 1,}"#)]
+    #[case(r#"{"a" 1}"#)]
+    #[case(r#"{"a": "x\q"}"#)]
+    #[case("{\"a\": \"line\nbreak\"}")]
+    #[case(r#"[1 2]"#)]
+    #[case(r#"{"a": -}"#)]
+    #[case(r#"{"a": 1.}"#)]
+    #[case(r#"{"a": "\u12G4"}"#)]
+    fn agrees_with_serde_json(#[case] text: &str) {
+        let expected = serde_json::from_str::<serde_json::Value>(text).is_ok();
+        assert_eq!(whole(text) == JsonStatus::Complete, expected, "{text}");
+    }
+
+    // Feeding one byte at a time gives the same boundary as feeding everything at once.
+    #[test]
+    fn byte_by_byte_equals_whole() {
+        let text = r#"{"path": "C:\\dir\\f.txt", "n": [1, 2.5, {"x": "}"}]} tail"#;
+        let mut json = JsonScanner::object();
+        let (end, status) = json.feed(text);
+        assert_eq!(status, JsonStatus::Complete);
+        assert_eq!(&text[end..], " tail");
+        let mut json = JsonScanner::object();
+        let mut total = 0;
+        for (at, c) in text.char_indices() {
+            let piece = &text[at..at + c.len_utf8()];
+            let (used, status) = json.feed(piece);
+            total += used;
+            if status == JsonStatus::Complete {
+                break;
+            }
+        }
+        assert_eq!(total, end);
+    }
+
+    #[test]
+    fn object_scanner_rejects_other_values() {
+        assert_eq!(JsonScanner::object().feed("[1]").1, JsonStatus::Invalid);
+        assert_eq!(JsonScanner::object().feed("  \n{").1, JsonStatus::Partial);
+    }
+
+    #[test]
+    fn escaping_keeps_unicode_and_escapes_controls() {
+        let mut out = String::new();
+        escape_json_into("a\"b\\c\nd\u{1}é😀", &mut out);
+        assert_eq!(out, "a\\\"b\\\\c\\nd\\u0001é😀");
+        let round: String = serde_json::from_str(&format!("\"{out}\"")).unwrap();
+        assert_eq!(round, "a\"b\\c\nd\u{1}é😀");
+    }
+}

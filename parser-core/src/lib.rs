@@ -1,0 +1,97 @@
+//! The core of llm-parse: turn a model's raw decoded output into reasoning, content and tool calls, one
+//! delta at a time or in one go, with the same answer either way.
+//!
+//! This crate holds what every model family shares; the families (`parser-deepseek`, …) describe their
+//! formats on top of it, and `parser-auto` picks one by model name.
+//!
+//! - Vocabulary: [`ParsedMessage`], [`ToolCall`], [`Stage`], the streaming [`Delta`]s in a reusable
+//!   [`Deltas`] buffer, the [`Sink`] parsers write to, and the per-request [`ParseOptions`].
+//! - The two traits: [`ReasoningParser`] splits reasoning from the rest, [`ToolParser`] finds calls in
+//!   the rest; [`Composed`] runs them in that order and [`Parser`] is what users hold.
+//! - The streaming engine: [`MarkerSet`] and [`Carry`] (the one incremental scanner: exact hold-back of
+//!   partial markers, no re-scan of emitted text), [`JsonScanner`] (JSON boundaries, incremental),
+//!   [`JsonArgs`] and [`Calls`] (raw argument streaming, call bookkeeping).
+//! - Stage detection ([`StageDetector`]), schema typing ([`Tools`], [`ValueType`]), the argument preview
+//!   ([`preview_arguments`]) and the registry ([`ParserEntry`], [`find_for_model`]).
+//!
+//! # Guarantees
+//! Every parser built on this crate keeps these, and the tests of each family check them on its corpus:
+//! - Streaming equals one-shot for every chunking ([`Parser::parse`] *is* one push and `finish`).
+//! - Only text that could still become a marker is held back, and it is released as soon as it cannot.
+//! - Argument fragments are the raw text the model wrote; they concatenate to the final arguments.
+//! - The cost of a push does not grow with the output so far.
+//! - Parsing never fails and never panics: a committed call with bad arguments is kept with
+//!   `valid: false`, anything else that does not parse is content.
+//!
+//! ```
+//! use parser_core::{Accumulator, Composed, Parser, ReasoningSyntax, Stage, StageDetector, ThinkTagReasoningParser};
+//! # use parser_core::{Sink, ToolParser};
+//! # #[derive(Clone)] struct NoTools;
+//! # impl ToolParser for NoTools {
+//! #     fn push(&mut self, text: &str, out: &mut dyn Sink) { out.content(text) }
+//! #     fn finish(&mut self, _: &mut dyn Sink) {}
+//! #     fn in_block(&self) -> bool { false }
+//! # }
+//! static THINK: ReasoningSyntax =
+//!     ReasoningSyntax::new(StageDetector::new(&["<think>"], &["</think>"], &[]), &[], &[]);
+//! let make = || {
+//!     let reasoning = ThinkTagReasoningParser::new(&THINK, Stage::Reasoning);
+//!     Parser::new("demo", Composed::new(reasoning, NoTools, Stage::Reasoning, false))
+//! };
+//! let output = "The user greets me.</think>Hello!";
+//!
+//! // One-shot.
+//! let message = make().parse(output);
+//! assert_eq!(message.reasoning.as_deref(), Some("The user greets me."));
+//! assert_eq!(message.content.as_deref(), Some("Hello!"));
+//!
+//! // Streaming, three characters at a time: the same message.
+//! let mut parser = make();
+//! let mut streamed = Accumulator::new();
+//! let chars: Vec<char> = output.chars().collect();
+//! for piece in chars.chunks(3) {
+//!     streamed.extend(parser.push(&piece.iter().collect::<String>()));
+//! }
+//! streamed.extend(parser.finish());
+//! assert_eq!(streamed.into_message(), message);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod compose;
+mod deltas;
+mod error;
+mod json;
+mod message;
+mod options;
+mod preview;
+mod reasoning;
+mod registry;
+mod scanner;
+mod schema;
+mod stage;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod tool;
+
+pub use compose::{Composed, OutputParser, Parser};
+pub use deltas::{Accumulator, Delta, Deltas, Sink};
+pub use error::{Error, ErrorKind};
+pub use json::{JsonScanner, JsonStatus, escape_json_into, is_json_object, is_ws};
+pub use message::{ParsedMessage, Stage, ToolCall};
+pub use options::{ParseOptions, Policy, ReasoningFormat, SpecialTokens};
+pub use preview::preview_arguments;
+pub use reasoning::{
+    BlockInReasoning, NoReasoning, ReasoningParser, ReasoningSink, ReasoningSyntax,
+    ThinkTagReasoningParser,
+};
+pub use registry::{
+    ParserEntry, entries, find_by_name, find_for_model, normalize_model, normalize_name,
+};
+pub use scanner::{Carry, Found, MarkerSet};
+pub use schema::{ToolSchema, Tools, ValueType};
+pub use stage::StageDetector;
+pub use tool::{ArgsEnd, ArgsSyntax, CallIds, Calls, JsonArgs, Literal, ToolParser, literal_at};
+
+/// Re-exported so that family crates register with the same `inventory` as the registry.
+pub use inventory;

@@ -1,0 +1,165 @@
+//! Per-request options: what the parser knows about the prompt, the tools and the policies to apply.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::message::Stage;
+use crate::schema::Tools;
+
+/// How reasoning is reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReasoningFormat {
+    /// Reasoning is split out into its own field (the default; llama.cpp's `deepseek`/`auto`).
+    #[default]
+    Extract,
+    /// Reasoning stays inline in the content, markers included (llama.cpp's `reasoning_format: none`).
+    /// Tool markup inside reasoning is still not a call.
+    Inline,
+}
+
+/// Policies where servers disagree. Every switch has a documented default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Policy {
+    /// FastDeploy's strict rule set (DeepSeek RFC §3.2.3–3.2.5): once non-whitespace content has been
+    /// written outside reasoning (before the first call or between calls), later call markup is content.
+    /// Default `false`: every committed call block is a call and the text around it is content.
+    pub strict_tool_position: bool,
+}
+
+/// A table of special tokens: token id ⇄ text, as in `tokenizer_config.json`'s `added_tokens_decoder`.
+///
+/// Used to detect the stage from prompt token ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecialTokens {
+    by_id: HashMap<u32, String>,
+    by_text: HashMap<String, u32>,
+}
+
+impl SpecialTokens {
+    /// Builds the table from `(id, text)` pairs.
+    pub fn from_pairs<I, S>(pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (u32, S)>,
+        S: Into<String>,
+    {
+        let mut table = SpecialTokens::default();
+        for (id, text) in pairs {
+            let text = text.into();
+            table.by_text.insert(text.clone(), id);
+            table.by_id.insert(id, text);
+        }
+        table
+    }
+
+    /// The text of token `id`, if it is a special token.
+    pub fn text(&self, id: u32) -> Option<&str> {
+        self.by_id.get(&id).map(String::as_str)
+    }
+
+    /// The id of the special token spelled `text`.
+    pub fn id(&self, text: &str) -> Option<u32> {
+        self.by_text.get(text).copied()
+    }
+
+    /// The number of tokens in the table.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// True when the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}
+
+/// What a parser is told about one request.
+///
+/// Everything is optional; a parser uses what it is given, in this order of trust for the stage:
+/// [`stage`](Self::stage), the prompt tail, the prompt token ids, [`enable_thinking`](Self::enable_thinking),
+/// then the family's default.
+///
+/// ```
+/// use parser_core::{ParseOptions, Stage};
+/// let options = ParseOptions::new()
+///     .with_prompt_tail("<｜User｜>Hi<｜Assistant｜><think>\n")
+///     .with_enable_thinking(Some(true));
+/// assert_eq!(options.enable_thinking, Some(true));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ParseOptions {
+    /// The end of the rendered prompt (the generation prompt and a little before it).
+    pub prompt_tail: Option<String>,
+    /// The prompt's token ids (only the last few matter).
+    pub prompt_token_ids: Option<Vec<u32>>,
+    /// The special-token table for [`prompt_token_ids`](Self::prompt_token_ids).
+    pub special_tokens: Option<Arc<SpecialTokens>>,
+    /// The request's `enable_thinking` (or `thinking`) template switch, if given.
+    pub enable_thinking: Option<bool>,
+    /// Where the output starts, when the caller knows it; overrides detection.
+    pub stage: Option<Stage>,
+    /// The request's tools, for schema-typed parameter values.
+    pub tools: Option<Arc<Tools>>,
+    /// How reasoning is reported.
+    pub reasoning_format: ReasoningFormat,
+    /// Policy switches.
+    pub policy: Policy,
+    /// Seed for generated `call_…` ids; `None` picks a fresh one per parser. Tests set it so that runs
+    /// compare equal.
+    pub call_id_seed: Option<u64>,
+}
+
+impl ParseOptions {
+    /// No information: the family defaults apply.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the prompt tail.
+    pub fn with_prompt_tail(mut self, tail: impl Into<String>) -> Self {
+        self.prompt_tail = Some(tail.into());
+        self
+    }
+
+    /// Sets the prompt token ids and their special-token table.
+    pub fn with_prompt_token_ids(mut self, ids: Vec<u32>, table: Arc<SpecialTokens>) -> Self {
+        self.prompt_token_ids = Some(ids);
+        self.special_tokens = Some(table);
+        self
+    }
+
+    /// Sets `enable_thinking`.
+    pub fn with_enable_thinking(mut self, on: Option<bool>) -> Self {
+        self.enable_thinking = on;
+        self
+    }
+
+    /// Forces the stage.
+    pub fn with_stage(mut self, stage: Stage) -> Self {
+        self.stage = Some(stage);
+        self
+    }
+
+    /// Sets the request's tools.
+    pub fn with_tools(mut self, tools: Arc<Tools>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Sets the reasoning format.
+    pub fn with_reasoning_format(mut self, format: ReasoningFormat) -> Self {
+        self.reasoning_format = format;
+        self
+    }
+
+    /// Sets the policies.
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Fixes the seed of generated call ids.
+    pub fn with_call_id_seed(mut self, seed: u64) -> Self {
+        self.call_id_seed = Some(seed);
+        self
+    }
+}

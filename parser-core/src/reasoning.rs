@@ -1,0 +1,368 @@
+//! Splitting reasoning from the rest: the [`ReasoningParser`] trait and the tag-based implementation.
+
+use crate::deltas::{Accumulator, Sink};
+use crate::message::{ParsedMessage, Stage};
+use crate::scanner::{Carry, Found, MarkerSet};
+use crate::stage::StageDetector;
+
+/// Where a [`ReasoningParser`] writes: reasoning, and the rest (which goes on to the tool parser).
+pub trait ReasoningSink {
+    /// Reasoning text.
+    fn reasoning(&mut self, text: &str);
+    /// Text outside reasoning.
+    fn content(&mut self, text: &str);
+    /// Reasoning has ended (its closer was seen, or a call block ended it). Sent once.
+    fn end_of_reasoning(&mut self) {}
+    /// A tool-call block opener seen while reasoning is open, under [`BlockInReasoning::Hold`]. The text
+    /// that follows keeps coming as [`reasoning`](Self::reasoning) until the composed parser decides.
+    fn block_opener(&mut self, marker: &str) {
+        self.reasoning(marker);
+    }
+}
+
+/// Splits reasoning from the rest of the output, one delta at a time.
+///
+/// Contract: text is emitted in order; holding text back is never wrong, but no fragment of a marker is
+/// ever emitted as text; `finish` flushes everything held.
+pub trait ReasoningParser: Send {
+    /// Feeds the next piece of output.
+    fn push(&mut self, text: &str, out: &mut dyn ReasoningSink);
+    /// Ends the output and flushes what was held back.
+    fn finish(&mut self, out: &mut dyn ReasoningSink);
+    /// True while the output is inside reasoning.
+    fn in_reasoning(&self) -> bool;
+
+    /// One-shot: reasoning and the rest of `text` (the rest as `content`, tool markup included).
+    fn parse(&mut self, text: &str) -> ParsedMessage
+    where
+        Self: Sized,
+    {
+        struct Collect(Accumulator);
+        impl ReasoningSink for Collect {
+            fn reasoning(&mut self, text: &str) {
+                self.0.reasoning(text);
+            }
+            fn content(&mut self, text: &str) {
+                self.0.content(text);
+            }
+        }
+        let mut collect = Collect(Accumulator::new());
+        self.push(text, &mut collect);
+        self.finish(&mut collect);
+        collect.0.into_message()
+    }
+}
+
+/// What a tool-call block opener means while reasoning is still open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockInReasoning {
+    /// It is reasoning text, like any other.
+    #[default]
+    Ignore,
+    /// It ends reasoning: the block and everything after it are outside reasoning (Kimi, Qwen3 without
+    /// `</think>`).
+    EndsReasoning,
+    /// Hold the block: if reasoning is closed later, or text follows the block, it was reasoning text; if
+    /// the block ends the output, it is a call and reasoning ended before it (DeepSeek, DESIGN §4.8).
+    Hold,
+}
+
+/// The markers of a tag-based reasoning format.
+#[derive(Debug)]
+pub struct ReasoningSyntax {
+    /// Prompt markers, for stage detection.
+    pub detector: StageDetector,
+    /// Tokens dropped wherever they appear in reasoning (end-of-sequence tokens).
+    pub ignore: &'static [&'static str],
+    /// Tool-call block openers that matter while reasoning is open (see [`BlockInReasoning`]).
+    pub block_openers: &'static [&'static str],
+    /// Closers, openers, ignored tokens, block openers.
+    markers: MarkerSet,
+}
+
+const CLOSE: usize = 0;
+const OPEN: usize = 1;
+const IGNORE: usize = 2;
+const BLOCK: usize = 3;
+
+impl ReasoningSyntax {
+    /// `<think>`-style syntax. Build it in a `static`.
+    pub const fn new(
+        detector: StageDetector,
+        ignore: &'static [&'static str],
+        block_openers: &'static [&'static str],
+    ) -> Self {
+        let markers = MarkerSet::new(&[detector.close, detector.open, ignore, block_openers]);
+        ReasoningSyntax { detector, ignore, block_openers, markers }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Content stage, nothing but whitespace seen: an opener here starts reasoning.
+    ContentStart,
+    /// Reasoning stage, nothing but whitespace seen: a redundant opener here is dropped.
+    ReasoningStart,
+    Reasoning,
+    /// Outside reasoning for good: everything is passed through.
+    Passthrough,
+}
+
+/// The `<think>…</think>` reasoning parser, configured by a [`ReasoningSyntax`].
+///
+/// Behaviour (DESIGN §4.8): in the reasoning stage everything up to the first closer is reasoning, and a
+/// redundant opener at the very start is dropped; in the content stage an opener at the start (after
+/// whitespace) opens reasoning, and otherwise nothing is reasoning. Only the first closer ends reasoning;
+/// later markers are text. Reasoning cut off by the end of the output stays reasoning.
+///
+/// ```
+/// use parser_core::{ReasoningParser, ReasoningSyntax, Stage, StageDetector, ThinkTagReasoningParser};
+/// static THINK: ReasoningSyntax =
+///     ReasoningSyntax::new(StageDetector::new(&["<think>"], &["</think>"], &[]), &[], &[]);
+/// let mut parser = ThinkTagReasoningParser::new(&THINK, Stage::Reasoning);
+/// let message = parser.parse("Let me think.</think>The answer is 4.");
+/// assert_eq!(message.reasoning.as_deref(), Some("Let me think."));
+/// assert_eq!(message.content.as_deref(), Some("The answer is 4."));
+/// ```
+#[derive(Clone, Debug)]
+pub struct ThinkTagReasoningParser {
+    syntax: &'static ReasoningSyntax,
+    carry: Carry,
+    state: State,
+    inline: bool,
+    blocks: BlockInReasoning,
+}
+
+impl ThinkTagReasoningParser {
+    /// A parser that starts in `stage`.
+    pub fn new(syntax: &'static ReasoningSyntax, stage: Stage) -> Self {
+        ThinkTagReasoningParser {
+            syntax,
+            carry: Carry::new(),
+            state: match stage {
+                Stage::Reasoning => State::ReasoningStart,
+                Stage::Content => State::ContentStart,
+            },
+            inline: false,
+            blocks: BlockInReasoning::Ignore,
+        }
+    }
+
+    /// Keeps markers in the output (for `reasoning_format: none`): reasoning is still tracked, and the
+    /// composed parser reports it as content.
+    pub fn inline(mut self, inline: bool) -> Self {
+        self.inline = inline;
+        self
+    }
+
+    /// What a call-block opener inside open reasoning means.
+    pub fn blocks_in_reasoning(mut self, policy: BlockInReasoning) -> Self {
+        self.blocks = policy;
+        self
+    }
+
+    /// The state machine: consumes from `text`, returns how much.
+    fn run(&mut self, text: &str, eof: bool, out: &mut dyn ReasoningSink) -> usize {
+        let mut pos = 0;
+        loop {
+            match self.state {
+                State::Passthrough => {
+                    out.content(&text[pos..]);
+                    return text.len();
+                }
+                State::ContentStart | State::ReasoningStart => {
+                    let rest = &text[pos..];
+                    let ws = rest.len() - rest.trim_start().len();
+                    if ws > 0 {
+                        self.emit_plain(&rest[..ws], out);
+                        pos += ws;
+                    }
+                    if pos == text.len() {
+                        return pos;
+                    }
+                    match opener_at(&text[pos..], self.syntax.detector.open, eof) {
+                        Opener::Whole(len) => {
+                            if self.inline {
+                                out.reasoning(&text[pos..pos + len]);
+                            }
+                            pos += len;
+                            self.state = State::Reasoning;
+                        }
+                        Opener::Partial => return pos,
+                        Opener::No => {
+                            self.state = if self.state == State::ContentStart {
+                                State::Passthrough
+                            } else {
+                                State::Reasoning
+                            };
+                        }
+                    }
+                }
+                State::Reasoning => match self.syntax.markers.find(&text[pos..], eof) {
+                    None => {
+                        out.reasoning(&text[pos..]);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        out.reasoning(&text[pos..pos + start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker { start, end, group, .. }) => {
+                        out.reasoning(&text[pos..pos + start]);
+                        let marker = &text[pos + start..pos + end];
+                        match group {
+                            CLOSE => {
+                                if self.inline {
+                                    out.reasoning(marker);
+                                }
+                                out.end_of_reasoning();
+                                self.state = State::Passthrough;
+                            }
+                            IGNORE => {}
+                            BLOCK => match self.blocks {
+                                BlockInReasoning::Ignore => out.reasoning(marker),
+                                BlockInReasoning::EndsReasoning => {
+                                    out.end_of_reasoning();
+                                    self.state = State::Passthrough;
+                                    pos += start;
+                                    continue;
+                                }
+                                BlockInReasoning::Hold => out.block_opener(marker),
+                            },
+                            // A second opener inside reasoning is just text.
+                            OPEN => out.reasoning(marker),
+                            _ => unreachable_group(marker, out),
+                        }
+                        pos += end;
+                    }
+                },
+            }
+        }
+    }
+
+    fn emit_plain(&self, text: &str, out: &mut dyn ReasoningSink) {
+        match self.state {
+            State::ContentStart | State::Passthrough => out.content(text),
+            State::ReasoningStart | State::Reasoning => out.reasoning(text),
+        }
+    }
+}
+
+/// Groups are fixed by [`ReasoningSyntax::new`]; should that ever change, keep the text rather than panic.
+fn unreachable_group(marker: &str, out: &mut dyn ReasoningSink) {
+    debug_assert!(false, "unknown marker group");
+    out.reasoning(marker);
+}
+
+enum Opener {
+    Whole(usize),
+    Partial,
+    No,
+}
+
+fn opener_at(text: &str, openers: &[&str], eof: bool) -> Opener {
+    let mut partial = false;
+    for opener in openers {
+        if text.starts_with(opener) {
+            return Opener::Whole(opener.len());
+        }
+        if !eof && text.len() < opener.len() && opener.starts_with(text) {
+            partial = true;
+        }
+    }
+    if partial { Opener::Partial } else { Opener::No }
+}
+
+impl ReasoningParser for ThinkTagReasoningParser {
+    fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
+        let mut carry = std::mem::take(&mut self.carry);
+        carry.feed(text, self, |me, text| me.run(text, false, out));
+        self.carry = carry;
+    }
+
+    fn finish(&mut self, out: &mut dyn ReasoningSink) {
+        let mut carry = std::mem::take(&mut self.carry);
+        carry.finish(self, |me, text| me.run(text, true, out));
+        self.carry = carry;
+    }
+
+    fn in_reasoning(&self) -> bool {
+        matches!(self.state, State::Reasoning | State::ReasoningStart)
+    }
+}
+
+/// A reasoning parser for formats without reasoning: everything is content.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoReasoning;
+
+impl ReasoningParser for NoReasoning {
+    fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
+        out.content(text);
+    }
+    fn finish(&mut self, _out: &mut dyn ReasoningSink) {}
+    fn in_reasoning(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    static THINK: ReasoningSyntax = ReasoningSyntax::new(
+        StageDetector::new(&["<think>"], &["</think>"], &[]),
+        &["<eos>"],
+        &["<calls>"],
+    );
+
+    fn split(stage: Stage, text: &str) -> (Option<String>, Option<String>) {
+        let message = ThinkTagReasoningParser::new(&THINK, stage).parse(text);
+        (message.reasoning, message.content)
+    }
+
+    fn s(text: &str) -> Option<String> {
+        Some(text.to_owned())
+    }
+
+    #[rstest]
+    #[case(Stage::Reasoning, "abc</think>def", s("abc"), s("def"))]
+    #[case(Stage::Reasoning, "<think>abc</think>def", s("abc"), s("def"))]
+    #[case(Stage::Reasoning, "\n<think>abc</think>\ndef", s("\nabc"), s("\ndef"))]
+    #[case(Stage::Reasoning, "abc", s("abc"), None)]
+    #[case(Stage::Reasoning, "a</think>b</think>c", s("a"), s("b</think>c"))]
+    #[case(Stage::Reasoning, "a<eos>b</think>c", s("ab"), s("c"))]
+    #[case(Stage::Content, "<think>abc</think>def", s("abc"), s("def"))]
+    #[case(Stage::Content, "  <think>abc", s("abc"), None)]
+    #[case(Stage::Content, "abc</think>def", None, s("abc</think>def"))]
+    #[case(Stage::Content, "text <think>x</think>", None, s("text <think>x</think>"))]
+    #[case(Stage::Content, "<thinking>", None, s("<thinking>"))]
+    #[case(Stage::Content, "<thi", None, s("<thi"))]
+    fn splits_reasoning(
+        #[case] stage: Stage,
+        #[case] text: &str,
+        #[case] reasoning: Option<String>,
+        #[case] content: Option<String>,
+    ) {
+        assert_eq!(split(stage, text), (reasoning.clone(), content.clone()), "one-shot");
+        // Every two-way split gives the same result.
+        for (cut, _) in text.char_indices() {
+            let mut parser = ThinkTagReasoningParser::new(&THINK, stage);
+            struct Collect(Accumulator);
+            impl ReasoningSink for Collect {
+                fn reasoning(&mut self, text: &str) {
+                    self.0.reasoning(text);
+                }
+                fn content(&mut self, text: &str) {
+                    self.0.content(text);
+                }
+            }
+            let mut out = Collect(Accumulator::new());
+            parser.push(&text[..cut], &mut out);
+            parser.push(&text[cut..], &mut out);
+            parser.finish(&mut out);
+            let message = out.0.into_message();
+            assert_eq!((message.reasoning, message.content), (reasoning.clone(), content.clone()), "cut {cut}");
+        }
+    }
+}

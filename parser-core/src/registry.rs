@@ -1,0 +1,144 @@
+//! The parser registry: families register entries with `inventory`; lookups by name or model.
+//!
+//! Iteration order of `inventory` is unspecified, so every lookup sorts or ranks explicitly.
+
+use crate::compose::Parser;
+use crate::error::{Error, ErrorKind};
+use crate::options::ParseOptions;
+
+/// One registered parser: its names, the models it is for, and how to build it.
+///
+/// Families submit entries at module level:
+///
+/// ```ignore
+/// inventory::submit! {
+///     ParserEntry {
+///         name: "deepseek-v3.1",
+///         family: "deepseek",
+///         aliases: &["deepseek_v31", "deepseekv31"],
+///         models: &["deepseek-v3.1", "deepseek-v3.2-exp"],
+///         summary: "DeepSeek V3.1: <think> by prompt, NAME<｜tool▁sep｜>{json} calls",
+///         build: build_v31,
+///     }
+/// }
+/// ```
+#[derive(Debug)]
+pub struct ParserEntry {
+    /// Canonical name.
+    pub name: &'static str,
+    /// The family (crate) it belongs to.
+    pub family: &'static str,
+    /// Other names, e.g. vLLM's and SGLang's (`deepseek_r1`, `deepseek-r1`).
+    pub aliases: &'static [&'static str],
+    /// Model-name patterns: a model matches when its normalised name contains the normalised pattern.
+    pub models: &'static [&'static str],
+    /// One line on what it parses.
+    pub summary: &'static str,
+    /// Builds a parser for one request.
+    pub build: fn(&ParseOptions) -> Parser,
+}
+
+inventory::collect!(ParserEntry);
+
+impl ParserEntry {
+    /// Builds a parser for one request.
+    pub fn parser(&self, options: &ParseOptions) -> Parser {
+        (self.build)(options)
+    }
+}
+
+/// Every registered entry, sorted by family and name.
+pub fn entries() -> Vec<&'static ParserEntry> {
+    let mut all: Vec<&'static ParserEntry> = inventory::iter::<ParserEntry>.into_iter().collect();
+    all.sort_by_key(|entry| (entry.family, entry.name));
+    all
+}
+
+/// Lowercases and drops `-`, `_`, `.` and spaces, so that `deepseek_v31`, `deepseek-v3.1` and
+/// `DeepSeekV31` are one name.
+pub fn normalize_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Quantisation and packaging suffixes that say nothing about the output format.
+const PACKAGING: &[&str] = &[
+    "gguf", "awq", "gptq", "fp8", "fp16", "bf16", "int4", "int8", "mlx", "4bit", "8bit", "3bit",
+    "6bit", "w4a16", "w8a8", "nvfp4", "mxfp4", "exl2", "dynamic", "ud", "hf", "quantized",
+];
+
+/// The part of a model id that names the model: the organisation prefix and packaging suffixes
+/// (`-GGUF`, `-AWQ`, `-FP8`, `-Q4_K_M`, …) removed, then normalised like a parser name.
+///
+/// ```
+/// use parser_core::normalize_model;
+/// assert_eq!(normalize_model("unsloth/DeepSeek-V3.1-GGUF"), "deepseekv31");
+/// assert_eq!(normalize_model("deepseek-ai/DeepSeek-R1-0528"), "deepseekr10528");
+/// assert_eq!(normalize_model("bartowski/DeepSeek-R1-Distill-Qwen-7B-Q4_K_M"), "deepseekr1distillqwen7b");
+/// ```
+pub fn normalize_model(model: &str) -> String {
+    let base = model.trim().rsplit('/').next().unwrap_or(model);
+    let mut parts: Vec<&str> = base.split('-').collect();
+    while parts.len() > 1 {
+        let last = parts[parts.len() - 1].to_ascii_lowercase();
+        let quant = last.len() > 1
+            && (last.starts_with('q') || last.starts_with("iq"))
+            && last.chars().nth(if last.starts_with("iq") { 2 } else { 1 }).is_some_and(|c| c.is_ascii_digit());
+        if PACKAGING.contains(&last.as_str()) || quant {
+            parts.pop();
+        } else {
+            break;
+        }
+    }
+    normalize_name(&parts.join("-"))
+}
+
+/// The entry registered under `name` (canonical or alias, in any spelling).
+pub fn find_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
+    let wanted = normalize_name(name);
+    entries()
+        .into_iter()
+        .find(|entry| {
+            normalize_name(entry.name) == wanted
+                || entry.aliases.iter().any(|alias| normalize_name(alias) == wanted)
+        })
+        .ok_or_else(|| Error::new(ErrorKind::UnknownParser(name.to_owned())))
+}
+
+/// The entry for a model id: the most specific (longest) matching pattern wins; on a tie, the pattern
+/// that matches earlier in the name.
+pub fn find_for_model(model: &str) -> Result<&'static ParserEntry, Error> {
+    let normalized = normalize_model(model);
+    entries()
+        .into_iter()
+        .flat_map(|entry| entry.models.iter().map(move |pattern| (entry, normalize_name(pattern))))
+        .filter_map(|(entry, pattern)| {
+            normalized.find(&pattern).map(|at| (pattern.len(), std::cmp::Reverse(at), entry))
+        })
+        .max_by_key(|(len, at, entry)| (*len, *at, std::cmp::Reverse(entry.name)))
+        .map(|(_, _, entry)| entry)
+        .ok_or_else(|| Error::new(ErrorKind::UnknownModel(model.to_owned())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_normalise_across_engines() {
+        for name in ["deepseek_v31", "deepseek-v3.1", "DeepSeekV31", "deepseekv31"] {
+            assert_eq!(normalize_name(name), "deepseekv31");
+        }
+    }
+
+    #[test]
+    fn packaging_suffixes_and_orgs_are_dropped() {
+        assert_eq!(normalize_model("Qwen/Qwen3-8B-AWQ"), "qwen38b");
+        assert_eq!(normalize_model("x/y/DeepSeek-V3-0324-FP8"), "deepseekv30324");
+        assert_eq!(normalize_model("DeepSeek-V3.2-Exp-BF16"), "deepseekv32exp");
+        assert_eq!(normalize_model("unsloth/DeepSeek-R1-0528-GGUF"), "deepseekr10528");
+        assert_eq!(normalize_model("Kimi-K2-Instruct-0905-IQ2_XXS"), "kimik2instruct0905");
+    }
+}

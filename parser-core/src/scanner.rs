@@ -1,0 +1,373 @@
+//! The incremental marker scanner every family uses.
+//!
+//! Two pieces:
+//! - [`MarkerSet`]: a set of literal markers (special tokens, tags), built at compile time, that finds the
+//!   first marker in a text or says from where the text must be held back because its tail is still a prefix
+//!   of some marker.
+//! - [`Carry`]: the held-back text between two pushes. A parser's state machine runs over `held + delta`
+//!   and reports how many bytes it consumed; the rest waits for the next push.
+//!
+//! # Design rationale
+//! Held-back text is exactly the longest suffix that can still grow into a marker, so nothing that cannot
+//! be a marker is ever delayed, and no fragment of a marker (`</thi`, `<｜tool▁`) is ever released as text.
+//! The hold-back is bounded by the longest marker, so a push costs O(delta + longest marker): text that was
+//! emitted is never read again. Markers start with a byte that begins a UTF-8 character, so every split
+//! point the scanner reports is a character boundary.
+
+use memchr::{memchr, memchr2, memchr3};
+
+const MAX_GROUPS: usize = 8;
+
+/// A set of literal markers, in groups (for example: openers, closers, tokens to drop).
+///
+/// Build it once, in a `static`, with [`MarkerSet::new`]: the first-byte table is computed at compile time,
+/// so creating a parser costs nothing.
+///
+/// ```
+/// use parser_core::{Found, MarkerSet};
+/// static SET: MarkerSet = MarkerSet::new(&[&["<think>"], &["</think>"]]);
+/// assert_eq!(
+///     SET.find("abc</think>def", false),
+///     Some(Found::Marker { start: 3, end: 11, group: 1, index: 0 })
+/// );
+/// // The tail "</th" could still become "</think>": hold it back.
+/// assert_eq!(SET.find("abc</th", false), Some(Found::Partial { start: 3 }));
+/// // At the end of the output nothing can grow any more.
+/// assert_eq!(SET.find("abc</th", true), None);
+/// ```
+#[derive(Debug)]
+pub struct MarkerSet {
+    groups: [&'static [&'static str]; MAX_GROUPS],
+    group_count: usize,
+    first: [bool; 256],
+    needles: [u8; 3],
+    needle_count: usize,
+    max_len: usize,
+}
+
+/// What [`MarkerSet::find`] saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A whole marker at `start..end`: marker `index` of group `group`.
+    Marker {
+        /// Byte offset where the marker starts.
+        start: usize,
+        /// Byte offset just after the marker.
+        end: usize,
+        /// Group of the marker, as given to [`MarkerSet::new`].
+        group: usize,
+        /// Index of the marker within its group.
+        index: usize,
+    },
+    /// No whole marker before `start`, and the text from `start` to the end is a proper prefix of a marker:
+    /// hold it back until more text arrives.
+    Partial {
+        /// Byte offset where the held-back tail starts.
+        start: usize,
+    },
+}
+
+impl Found {
+    /// Where the text that is certainly not a marker ends.
+    pub fn start(&self) -> usize {
+        match *self {
+            Found::Marker { start, .. } | Found::Partial { start } => start,
+        }
+    }
+}
+
+impl MarkerSet {
+    /// Builds the set from at most eight groups. Panics (at compile time, in a `static`) on an empty
+    /// marker or too many groups.
+    pub const fn new(groups: &[&'static [&'static str]]) -> Self {
+        assert!(groups.len() <= MAX_GROUPS, "a MarkerSet holds at most eight groups");
+        let mut kept: [&'static [&'static str]; MAX_GROUPS] = [&[]; MAX_GROUPS];
+        let mut first = [false; 256];
+        let mut needles = [0u8; 3];
+        let mut needle_count = 0;
+        let mut max_len = 0;
+        let mut g = 0;
+        while g < groups.len() {
+            let group = groups[g];
+            kept[g] = group;
+            let mut i = 0;
+            while i < group.len() {
+                let bytes = group[i].as_bytes();
+                assert!(!bytes.is_empty(), "a marker must not be empty");
+                if bytes.len() > max_len {
+                    max_len = bytes.len();
+                }
+                let b = bytes[0] as usize;
+                if !first[b] {
+                    first[b] = true;
+                    if needle_count < 3 {
+                        needles[needle_count] = bytes[0];
+                    }
+                    needle_count += 1;
+                }
+                i += 1;
+            }
+            g += 1;
+        }
+        MarkerSet { groups: kept, group_count: groups.len(), first, needles, needle_count, max_len }
+    }
+
+    /// The length in bytes of the longest marker: the most that is ever held back.
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Marker `index` of group `group`.
+    pub fn marker(&self, group: usize, index: usize) -> &'static str {
+        self.groups[group][index]
+    }
+
+    /// The groups the set was built from.
+    pub fn groups(&self) -> &[&'static [&'static str]] {
+        &self.groups[..self.group_count]
+    }
+
+    /// Finds the first marker in `text`, or the start of a tail that must be held back.
+    ///
+    /// When two markers match at the same place the longer wins, and a whole short marker is not reported
+    /// while a longer one could still match there. With `eof` nothing is held back: a partial tail is just
+    /// text. `None` means `text` holds no marker and no partial tail.
+    pub fn find(&self, text: &str, eof: bool) -> Option<Found> {
+        let bytes = text.as_bytes();
+        let mut from = 0;
+        while from < bytes.len() {
+            let at = from + self.next_candidate(&bytes[from..])?;
+            if let Some(found) = self.check_at(bytes, at, eof) {
+                return Some(found);
+            }
+            from = at + 1;
+        }
+        None
+    }
+
+    /// The tail of `text` that must be held back, as a byte offset (`text.len()` when nothing is held).
+    /// Unlike [`find`](Self::find) this ignores whole markers: use it on text known to hold none.
+    pub fn holdback_start(&self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let lowest = bytes.len().saturating_sub(self.max_len.saturating_sub(1));
+        for at in lowest..bytes.len() {
+            if self.first[bytes[at] as usize] && self.is_proper_prefix(&bytes[at..]) {
+                return at;
+            }
+        }
+        bytes.len()
+    }
+
+    fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
+        match self.needle_count {
+            0 => None,
+            1 => memchr(self.needles[0], hay),
+            2 => memchr2(self.needles[0], self.needles[1], hay),
+            3 => memchr3(self.needles[0], self.needles[1], self.needles[2], hay),
+            _ => hay.iter().position(|&b| self.first[b as usize]),
+        }
+    }
+
+    fn is_proper_prefix(&self, rest: &[u8]) -> bool {
+        self.groups().iter().flat_map(|g| g.iter()).any(|m| {
+            let m = m.as_bytes();
+            rest.len() < m.len() && m.starts_with(rest)
+        })
+    }
+
+    fn check_at(&self, bytes: &[u8], at: usize, eof: bool) -> Option<Found> {
+        let rest = &bytes[at..];
+        let mut best: Option<(usize, usize, usize)> = None;
+        for (group, markers) in self.groups().iter().enumerate() {
+            for (index, marker) in markers.iter().enumerate() {
+                let m = marker.as_bytes();
+                if m[0] != rest[0] {
+                    continue;
+                }
+                if rest.starts_with(m) {
+                    if best.is_none_or(|(len, _, _)| m.len() > len) {
+                        best = Some((m.len(), group, index));
+                    }
+                } else if !eof && rest.len() < m.len() && m.starts_with(rest) {
+                    // A longer marker may still match here: nothing at `at` can be decided yet.
+                    return Some(Found::Partial { start: at });
+                }
+            }
+        }
+        best.map(|(len, group, index)| Found::Marker { start: at, end: at + len, group, index })
+    }
+}
+
+/// Text held back between two pushes.
+///
+/// A parser's state machine is a function `step(state, text) -> consumed`. [`Carry::feed`] runs it over the
+/// held text followed by the new delta, without copying the delta when nothing is held (the common case),
+/// and keeps the unconsumed tail for the next push. The buffer keeps its capacity: no allocation per delta
+/// in steady state.
+///
+/// A state machine must consume everything it will not need to look at again; only a bounded tail (a
+/// possible marker prefix, a short tag being read) may stay unconsumed, or pushes would re-read it.
+#[derive(Clone, Debug, Default)]
+pub struct Carry {
+    held: String,
+}
+
+impl Carry {
+    /// An empty carry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The text currently held back.
+    pub fn held(&self) -> &str {
+        &self.held
+    }
+
+    /// Runs `step` over `held + delta` and keeps what it did not consume.
+    pub fn feed<M: ?Sized>(
+        &mut self,
+        delta: &str,
+        machine: &mut M,
+        step: impl FnOnce(&mut M, &str) -> usize,
+    ) {
+        if self.held.is_empty() {
+            let used = clamp_boundary(delta, step(machine, delta));
+            self.held.push_str(&delta[used..]);
+        } else {
+            self.held.push_str(delta);
+            let text = std::mem::take(&mut self.held);
+            let used = clamp_boundary(&text, step(machine, &text));
+            let mut text = text;
+            text.drain(..used);
+            self.held = text;
+        }
+    }
+
+    /// Runs `step` over the held text at the end of the output. The state machine must consume all of it.
+    pub fn finish<M: ?Sized>(&mut self, machine: &mut M, step: impl FnOnce(&mut M, &str) -> usize) {
+        let text = std::mem::take(&mut self.held);
+        let used = step(machine, &text);
+        debug_assert_eq!(used, text.len(), "a state machine must consume everything at the end");
+        let mut text = text;
+        text.clear();
+        self.held = text;
+    }
+}
+
+/// Never trust a state machine to return a valid cut: clamp to the text and to a character boundary.
+fn clamp_boundary(text: &str, used: usize) -> usize {
+    let mut used = used.min(text.len());
+    while !text.is_char_boundary(used) {
+        used -= 1;
+    }
+    used
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static DEEPSEEK: MarkerSet = MarkerSet::new(&[
+        &["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"],
+        &["</think>"],
+        &["<think>"],
+    ]);
+
+    // Every proper prefix of every marker, at the end of a text, is held back from exactly its start.
+    #[test]
+    fn every_marker_prefix_is_held_back() {
+        for group in DEEPSEEK.groups() {
+            for marker in group.iter() {
+                for (cut, _) in marker.char_indices().skip(1) {
+                    let text = format!("hello {}", &marker[..cut]);
+                    assert_eq!(
+                        DEEPSEEK.find(&text, false),
+                        Some(Found::Partial { start: 6 }),
+                        "{text:?}"
+                    );
+                    assert_eq!(DEEPSEEK.holdback_start(&text), 6, "{text:?}");
+                    assert_eq!(DEEPSEEK.find(&text, true), None, "{text:?}");
+                }
+            }
+        }
+    }
+
+    // A marker split at every byte position across two pushes is found once, whole, and nothing before
+    // it is held back longer than needed.
+    #[test]
+    fn marker_split_at_every_position_is_found_through_carry() {
+        for group in DEEPSEEK.groups() {
+            for marker in group.iter() {
+                let full = format!("ab{marker}cd");
+                for cut in 0..=full.len() {
+                    if !full.is_char_boundary(cut) {
+                        continue;
+                    }
+                    let mut carry = Carry::new();
+                    let mut seen: Vec<String> = Vec::new();
+                    for piece in [&full[..cut], &full[cut..]] {
+                        carry.feed(piece, &mut seen, |seen, text| {
+                            let mut pos = 0;
+                            loop {
+                                match DEEPSEEK.find(&text[pos..], false) {
+                                    Some(Found::Marker { start, end, .. }) => {
+                                        seen.push(text[pos..pos + start].to_owned());
+                                        seen.push(format!("[{}]", &text[pos + start..pos + end]));
+                                        pos += end;
+                                    }
+                                    Some(Found::Partial { start }) => {
+                                        seen.push(text[pos..pos + start].to_owned());
+                                        return pos + start;
+                                    }
+                                    None => {
+                                        seen.push(text[pos..].to_owned());
+                                        return text.len();
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    let joined: String = seen.concat();
+                    assert_eq!(joined, format!("ab[{marker}]cd"), "cut at {cut}");
+                    assert_eq!(carry.held(), "");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn longer_marker_wins_and_blocks_shorter_until_decided() {
+        static SET: MarkerSet = MarkerSet::new(&[&["<a", "<ab>"]]);
+        assert_eq!(SET.find("x<ab", false), Some(Found::Partial { start: 1 }));
+        assert_eq!(
+            SET.find("x<ab>", false),
+            Some(Found::Marker { start: 1, end: 5, group: 0, index: 1 })
+        );
+        assert_eq!(
+            SET.find("x<abc", false),
+            Some(Found::Marker { start: 1, end: 3, group: 0, index: 0 })
+        );
+        assert_eq!(
+            SET.find("x<ab", true),
+            Some(Found::Marker { start: 1, end: 3, group: 0, index: 0 })
+        );
+    }
+
+    #[test]
+    fn more_than_three_first_bytes_use_the_table() {
+        static SET: MarkerSet = MarkerSet::new(&[&["a1", "b1", "c1", "d1"]]);
+        assert_eq!(
+            SET.find("xxd1", false),
+            Some(Found::Marker { start: 2, end: 4, group: 0, index: 3 })
+        );
+        assert_eq!(SET.find("xxd", false), Some(Found::Partial { start: 2 }));
+    }
+
+    #[test]
+    fn carry_clamps_bad_cuts_to_char_boundaries() {
+        let mut carry = Carry::new();
+        let mut unit = ();
+        carry.feed("é", &mut unit, |_, _| 1);
+        assert_eq!(carry.held(), "é");
+    }
+}

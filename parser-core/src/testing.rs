@@ -1,0 +1,327 @@
+//! The conformance runner every family's tests share (feature `testing`).
+//!
+//! - [`Case`]: one line of the corpus format (`corpus/VECTOR_FORMAT.md`), with its request options.
+//! - [`Chunking`]: the ways an output is cut into deltas.
+//! - [`check_chunkings`]: runs one output one-shot and under every chunking and requires identical
+//!   messages (exact equality: reasoning, content, every call's id, name, arguments and validity).
+//! - [`Expected`] and [`compare`]: the corpus expectation, compared under the project's conventions
+//!   (trimmed text, `None` for blank, arguments as JSON values, ids byte-exact when given).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::compose::Parser;
+use crate::deltas::Accumulator;
+use crate::message::ParsedMessage;
+use crate::options::{ParseOptions, ReasoningFormat};
+use crate::schema::Tools;
+
+/// One corpus case.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Case {
+    /// Unique id, `<source>/<family>/<slug>`.
+    pub id: String,
+    /// Model id as a user passes it.
+    pub model: String,
+    /// End of the rendered prompt.
+    #[serde(default)]
+    pub prompt_tail: Option<String>,
+    /// Request-level `enable_thinking`.
+    #[serde(default)]
+    pub thinking: Option<bool>,
+    /// OpenAI tool definitions.
+    #[serde(default)]
+    pub tools: Option<Value>,
+    /// The raw model output.
+    pub output: String,
+    /// What the peer's test expects.
+    pub expected: Expected,
+    /// Free-form notes.
+    #[serde(default)]
+    pub notes: String,
+    /// `"none"`: reasoning stays inline in content.
+    #[serde(default)]
+    pub reasoning_format: Option<String>,
+    /// llama.cpp request flags (`reasoning_format` among them).
+    #[serde(default)]
+    pub llama_cpp: Option<Value>,
+    /// A chat template file name, for the template-driven parser.
+    #[serde(default)]
+    pub template: Option<String>,
+}
+
+/// The expected message of a case.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+pub struct Expected {
+    /// Expected reasoning (`null` = none).
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    /// Expected content (`null` = none).
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Expected calls (`null` = none).
+    #[serde(default)]
+    pub tool_calls: Option<Vec<ExpectedCall>>,
+}
+
+/// One expected call.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct ExpectedCall {
+    /// Function name.
+    pub name: String,
+    /// Arguments as a JSON value (not compared when `valid` is false).
+    #[serde(default)]
+    pub arguments: Value,
+    /// The id, when the format carries one that must come back byte-exact.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// False: committed but invalid or truncated.
+    #[serde(default = "yes")]
+    pub valid: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A case whose peer expectation contradicts DESIGN.md §4: our expectation and the reason.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Deviation {
+    /// The case id.
+    pub id: String,
+    /// Why our convention differs from the peer's expectation.
+    pub reason: String,
+    /// What we expect instead.
+    pub expected: Expected,
+}
+
+impl Case {
+    /// The reasoning format the case asks for (its own field, or llama.cpp's flag).
+    pub fn reasoning_format(&self) -> ReasoningFormat {
+        let flag = self.reasoning_format.as_deref().or_else(|| {
+            self.llama_cpp.as_ref()?.get("reasoning_format")?.as_str()
+        });
+        if flag == Some("none") { ReasoningFormat::Inline } else { ReasoningFormat::Extract }
+    }
+
+    /// Request options for the case, with a fixed call-id seed so runs compare equal.
+    pub fn options(&self) -> ParseOptions {
+        let mut options = ParseOptions::new()
+            .with_enable_thinking(self.thinking)
+            .with_reasoning_format(self.reasoning_format())
+            .with_call_id_seed(0x5eed);
+        options.prompt_tail = self.prompt_tail.clone();
+        if let Some(tools) = &self.tools
+            && let Ok(tools) = Tools::from_json(tools)
+        {
+            options.tools = Some(Arc::new(tools));
+        }
+        options
+    }
+}
+
+/// Reads a JSON Lines corpus file. Panics with the file and line on a bad line (test-only code).
+pub fn load_cases(path: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Reads the deviations file (same format, one [`Deviation`] per line), by case id.
+pub fn load_deviations(path: &Path) -> HashMap<String, Deviation> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            let deviation: Deviation = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
+            (deviation.id.clone(), deviation)
+        })
+        .collect()
+}
+
+/// A way to cut an output into deltas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// The whole output in one push.
+    Whole,
+    /// Pushes of `n` characters.
+    Chars(usize),
+    /// Pushes of 1 to 12 characters, from a seeded generator.
+    Random(u64),
+    /// Each of the given markers whole in its own push, other text in pushes of 3 characters (how a
+    /// server sees special tokens).
+    Tokens(&'static [&'static str]),
+}
+
+impl Chunking {
+    /// The standard set: whole, 1, 2, 3, 5 and 8 characters, eight random seeds, and tokens whole.
+    pub fn standard(tokens: &'static [&'static str]) -> Vec<Chunking> {
+        let mut all = vec![Chunking::Whole];
+        all.extend([1, 2, 3, 5, 8].map(Chunking::Chars));
+        all.extend((1..=8).map(|seed| Chunking::Random(seed * 7919)));
+        all.push(Chunking::Tokens(tokens));
+        all
+    }
+
+    /// Cuts `text` into pieces.
+    pub fn split<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        match *self {
+            Chunking::Whole => vec![text],
+            Chunking::Chars(n) => char_pieces(text, |_| n.max(1)),
+            Chunking::Random(seed) => {
+                let mut state = seed | 1;
+                char_pieces(text, move |_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 12) as usize + 1
+                })
+            }
+            Chunking::Tokens(tokens) => {
+                let mut pieces = Vec::new();
+                let mut rest = text;
+                while !rest.is_empty() {
+                    let next = tokens
+                        .iter()
+                        .filter_map(|t| rest.find(t).map(|at| (at, t.len())))
+                        .min_by_key(|(at, len)| (*at, std::cmp::Reverse(*len)));
+                    match next {
+                        Some((at, len)) => {
+                            pieces.extend(char_pieces(&rest[..at], |_| 3));
+                            pieces.push(&rest[at..at + len]);
+                            rest = &rest[at + len..];
+                        }
+                        None => {
+                            pieces.extend(char_pieces(rest, |_| 3));
+                            rest = "";
+                        }
+                    }
+                }
+                pieces
+            }
+        }
+    }
+}
+
+fn char_pieces(text: &str, mut size: impl FnMut(usize) -> usize) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut count = 0;
+    let mut want = size(0);
+    for (at, _) in text.char_indices().skip(1) {
+        count += 1;
+        if count == want {
+            pieces.push(&text[start..at]);
+            start = at;
+            count = 0;
+            want = size(pieces.len());
+        }
+    }
+    if start < text.len() {
+        pieces.push(&text[start..]);
+    }
+    pieces
+}
+
+/// Runs `text` through a fresh parser under `chunking` and accumulates the message.
+pub fn run_chunked(make: &dyn Fn() -> Parser, text: &str, chunking: Chunking) -> ParsedMessage {
+    let mut parser = make();
+    let mut out = Accumulator::new();
+    for piece in chunking.split(text) {
+        out.extend(parser.push(piece));
+    }
+    out.extend(parser.finish());
+    out.into_message()
+}
+
+/// Runs `text` one-shot and under every chunking; returns the one-shot message, or the first chunking
+/// whose message differs.
+pub fn check_chunkings(
+    make: &dyn Fn() -> Parser,
+    text: &str,
+    chunkings: &[Chunking],
+) -> Result<ParsedMessage, String> {
+    let one_shot = make().parse(text);
+    for chunking in chunkings {
+        let streamed = run_chunked(make, text, *chunking);
+        if streamed != one_shot {
+            return Err(format!(
+                "streaming with {chunking:?} differs from one-shot\n one-shot: {one_shot:?}\n streamed: {streamed:?}"
+            ));
+        }
+    }
+    Ok(one_shot)
+}
+
+fn norm(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty())
+}
+
+/// Compares a message with an expectation under the project's conventions; `Err` says what differs.
+pub fn compare(actual: &ParsedMessage, expected: &Expected) -> Result<(), String> {
+    let mut problems = Vec::new();
+    if norm(actual.reasoning.as_deref()) != norm(expected.reasoning.as_deref()) {
+        problems.push(format!(
+            "reasoning: got {:?}, want {:?}",
+            actual.reasoning, expected.reasoning
+        ));
+    }
+    if norm(actual.content.as_deref()) != norm(expected.content.as_deref()) {
+        problems.push(format!("content: got {:?}, want {:?}", actual.content, expected.content));
+    }
+    let want = expected.tool_calls.as_deref().unwrap_or(&[]);
+    if actual.tool_calls.len() != want.len() {
+        problems.push(format!(
+            "tool calls: got {} ({:?}), want {} ({:?})",
+            actual.tool_calls.len(),
+            actual.tool_calls,
+            want.len(),
+            want
+        ));
+    } else {
+        for (n, (got, want)) in actual.tool_calls.iter().zip(want).enumerate() {
+            if got.name != want.name {
+                problems.push(format!("call {n}: name {:?}, want {:?}", got.name, want.name));
+            }
+            if got.valid != want.valid {
+                problems.push(format!(
+                    "call {n}: valid {}, want {} (arguments {:?})",
+                    got.valid, want.valid, got.arguments
+                ));
+            }
+            if want.valid {
+                match serde_json::from_str::<Value>(&got.arguments) {
+                    Ok(value) if value == want.arguments => {}
+                    Ok(value) => problems.push(format!(
+                        "call {n}: arguments {value}, want {}",
+                        want.arguments
+                    )),
+                    Err(e) => problems.push(format!(
+                        "call {n}: arguments {:?} are not JSON ({e})",
+                        got.arguments
+                    )),
+                }
+            }
+            if let Some(id) = &want.id
+                && &got.id != id
+            {
+                problems.push(format!("call {n}: id {:?}, want {id:?}", got.id));
+            }
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+}

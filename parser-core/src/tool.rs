@@ -1,0 +1,486 @@
+//! Finding tool calls: the [`ToolParser`] trait and the pieces every format shares.
+//!
+//! - [`Calls`] numbers calls, generates ids, enforces the one-start-one-end contract and the strict
+//!   position policy, and writes to the [`Sink`].
+//! - [`JsonArgs`] streams one call's JSON arguments as the raw text the model wrote, finds where they end
+//!   (JSON-aware: braces, quotes and markers inside strings never end them), and falls back to raw text
+//!   flagged invalid when the JSON breaks.
+
+use crate::deltas::{Accumulator, Sink};
+use crate::json::{JsonScanner, JsonStatus, is_ws};
+use crate::message::ParsedMessage;
+use crate::options::ParseOptions;
+use crate::scanner::{Found, MarkerSet};
+
+/// Finds tool calls in the text outside reasoning, one delta at a time.
+///
+/// Contract: every committed call (opener and complete name seen) is announced once and ended once; its
+/// argument fragments concatenate to its final arguments; text that is not part of a committed call block
+/// is written as content, unchanged (nothing is silently dropped); holding text back is never wrong, but no
+/// fragment of a marker is ever released as content.
+pub trait ToolParser: Send {
+    /// Feeds the next piece of text (outside reasoning).
+    fn push(&mut self, text: &str, out: &mut dyn Sink);
+    /// Ends the output: an open call ends (flagged invalid when incomplete), held text is flushed.
+    fn finish(&mut self, out: &mut dyn Sink);
+
+    /// Markers that open a native call block, for [`crate::BlockInReasoning`]. Default: none.
+    fn block_openers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// True while the parser is inside a call block (a marker was seen and its block has not ended).
+    fn in_block(&self) -> bool;
+
+    /// One-shot: content and calls of `text`.
+    fn parse(&mut self, text: &str) -> ParsedMessage
+    where
+        Self: Sized,
+    {
+        let mut out = Accumulator::new();
+        self.push(text, &mut out);
+        self.finish(&mut out);
+        out.into_message()
+    }
+}
+
+/// Generates `call_…` ids: 24 base-62 characters, deterministic for a seed and an index.
+#[derive(Clone, Copy, Debug)]
+pub struct CallIds {
+    seed: u64,
+}
+
+impl CallIds {
+    /// Ids from `seed`.
+    pub fn with_seed(seed: u64) -> Self {
+        CallIds { seed }
+    }
+
+    /// Ids from a fresh seed (time, a process-wide counter and the stack address).
+    pub fn fresh() -> Self {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        let local = 0u8;
+        let address = &local as *const u8 as u64;
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        CallIds { seed: mix(nanos ^ mix(count) ^ address.rotate_left(17)) }
+    }
+
+    /// Ids as `options` ask.
+    pub fn from_options(options: &ParseOptions) -> Self {
+        options.call_id_seed.map_or_else(Self::fresh, Self::with_seed)
+    }
+
+    /// Writes the id of call `index` into `buffer` and returns it.
+    pub fn id<'b>(&self, index: usize, buffer: &'b mut [u8; 29]) -> &'b str {
+        const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        buffer[..5].copy_from_slice(b"call_");
+        let mut state = mix(self.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        for (n, slot) in buffer[5..].iter_mut().enumerate() {
+            if n % 10 == 0 {
+                state = mix(state.wrapping_add(n as u64));
+            }
+            *slot = ALPHABET[(state % 62) as usize];
+            state /= 62;
+        }
+        // Every byte is ASCII by construction.
+        std::str::from_utf8(&buffer[..]).unwrap_or("call_")
+    }
+}
+
+/// splitmix64's finaliser.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The calls of one output: numbering, ids, open/closed bookkeeping, the content policy.
+///
+/// Families write everything through it, so the [`Sink`] contract holds whatever the format does.
+#[derive(Clone, Debug)]
+pub struct Calls {
+    ids: CallIds,
+    next: usize,
+    open: Option<usize>,
+    strict: bool,
+    blocked: bool,
+}
+
+impl Calls {
+    /// Bookkeeping for a request.
+    pub fn new(options: &ParseOptions) -> Self {
+        Calls {
+            ids: CallIds::from_options(options),
+            next: 0,
+            open: None,
+            strict: options.policy.strict_tool_position,
+            blocked: false,
+        }
+    }
+
+    /// Writes content. Under the strict position policy, visible content blocks later calls.
+    pub fn content(&mut self, out: &mut dyn Sink, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if self.strict && !self.blocked && !text.bytes().all(is_ws) {
+            self.blocked = true;
+        }
+        out.content(text);
+    }
+
+    /// Whether call markup may still start a call (false once the strict policy has seen content).
+    pub fn allowed(&self) -> bool {
+        !self.blocked
+    }
+
+    /// Commits a call with its complete name; `id` is the model's own id when it wrote one.
+    /// A call still open is ended first, flagged invalid.
+    pub fn start(&mut self, out: &mut dyn Sink, name: &str, id: Option<&str>) -> usize {
+        if self.open.is_some() {
+            self.end(out, false);
+        }
+        let index = self.next;
+        self.next += 1;
+        self.open = Some(index);
+        match id {
+            Some(id) => out.tool_call_start(index, id, name),
+            None => {
+                let mut buffer = [0u8; 29];
+                let id = self.ids.id(index, &mut buffer);
+                out.tool_call_start(index, id, name);
+            }
+        }
+        tracing::trace!(index, name, "tool call committed");
+        index
+    }
+
+    /// Writes an argument fragment of the open call (ignored when no call is open).
+    pub fn args(&mut self, out: &mut dyn Sink, fragment: &str) {
+        if let Some(index) = self.open
+            && !fragment.is_empty()
+        {
+            out.tool_call_arguments(index, fragment);
+        }
+    }
+
+    /// Ends the open call (ignored when none is open).
+    pub fn end(&mut self, out: &mut dyn Sink, valid: bool) {
+        if let Some(index) = self.open.take() {
+            out.tool_call_end(index, valid);
+        }
+    }
+
+    /// True while a call is open.
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The number of calls committed so far.
+    pub fn count(&self) -> usize {
+        self.next
+    }
+}
+
+/// How a format writes JSON arguments: an optional Markdown fence around them, and the markers that may
+/// follow them (the end of the call, or anything that ends it implicitly).
+#[derive(Debug)]
+pub struct ArgsSyntax {
+    /// Accept `` ```json `` before and `` ``` `` after the object (DeepSeek R1/V3).
+    pub fenced: bool,
+    /// Markers that end the arguments. [`JsonArgs`] stops in front of them; the family consumes them.
+    pub end: &'static MarkerSet,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Before the object: whitespace and an optional opening fence.
+    Lead { fence_seen: bool },
+    /// Inside the object.
+    Json,
+    /// After the object: whitespace and an optional closing fence, then an end marker.
+    Tail { fence_seen: bool },
+    /// The arguments are not valid JSON: raw text up to an end marker.
+    Raw,
+}
+
+/// Streams one call's JSON arguments.
+///
+/// Call [`run`](Self::run) with the text after the call's name; it writes argument fragments through
+/// [`Calls`] and returns how much it consumed and, once the arguments are over, whether they are valid.
+/// Whitespace and fences around the object are not part of the arguments; if anything else follows the
+/// object before an end marker, it is appended and the call is flagged invalid.
+#[derive(Clone, Debug)]
+pub struct JsonArgs {
+    phase: Phase,
+    json: JsonScanner,
+    /// Whitespace and fence after the object, kept until we know whether it is framing or junk.
+    tail: String,
+}
+
+impl Default for JsonArgs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a [`JsonArgs::run`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgsEnd {
+    /// More text is needed.
+    Open,
+    /// The arguments are over; the next text (if any) is an end marker. `valid` tells whether they are a
+    /// complete JSON object.
+    Closed {
+        /// Whether the arguments are a complete JSON object with nothing but framing after it.
+        valid: bool,
+    },
+}
+
+const OPEN_FENCES: [&str; 3] = ["```json", "```JSON", "```"];
+const CLOSE_FENCE: &str = "```";
+
+impl JsonArgs {
+    /// Ready for a new call.
+    pub fn new() -> Self {
+        JsonArgs { phase: Phase::Lead { fence_seen: false }, json: JsonScanner::object(), tail: String::new() }
+    }
+
+    /// Ready for the next call, keeping allocations.
+    pub fn reset(&mut self) {
+        self.phase = Phase::Lead { fence_seen: false };
+        self.json.reset();
+        self.tail.clear();
+    }
+
+    /// Consumes arguments from `text`; see the type docs. At `eof` it always closes.
+    pub fn run(
+        &mut self,
+        text: &str,
+        eof: bool,
+        syntax: &ArgsSyntax,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) -> (usize, ArgsEnd) {
+        let mut pos = 0;
+        loop {
+            let rest = &text[pos..];
+            match self.phase {
+                Phase::Lead { fence_seen } => {
+                    let ws = leading_ws(rest);
+                    pos += ws;
+                    let rest = &rest[ws..];
+                    if rest.is_empty() {
+                        return self.close_if(eof, pos, false);
+                    }
+                    if rest.starts_with('{') {
+                        self.phase = Phase::Json;
+                        continue;
+                    }
+                    if syntax.fenced && !fence_seen {
+                        match literal_at(rest, &OPEN_FENCES, eof) {
+                            Literal::Whole(len) => {
+                                pos += len;
+                                self.phase = Phase::Lead { fence_seen: true };
+                                continue;
+                            }
+                            Literal::Partial => return (pos, ArgsEnd::Open),
+                            Literal::No => {}
+                        }
+                    }
+                    self.phase = Phase::Raw;
+                }
+                Phase::Json => {
+                    let (used, status) = self.json.feed(rest);
+                    calls.args(out, &rest[..used]);
+                    pos += used;
+                    match status {
+                        JsonStatus::Complete => self.phase = Phase::Tail { fence_seen: false },
+                        JsonStatus::Invalid => self.phase = Phase::Raw,
+                        JsonStatus::Partial => return self.close_if(eof, pos, false),
+                    }
+                }
+                Phase::Tail { fence_seen } => {
+                    let ws = leading_ws(rest);
+                    self.tail.push_str(&rest[..ws]);
+                    pos += ws;
+                    let rest = &rest[ws..];
+                    if rest.is_empty() {
+                        return self.close_if(eof, pos, true);
+                    }
+                    match syntax.end.find(rest, eof) {
+                        Some(Found::Marker { start: 0, .. }) => {
+                            self.tail.clear();
+                            return (pos, ArgsEnd::Closed { valid: true });
+                        }
+                        Some(Found::Partial { start: 0 }) => return (pos, ArgsEnd::Open),
+                        _ => {}
+                    }
+                    if syntax.fenced && !fence_seen {
+                        match literal_at(rest, &[CLOSE_FENCE], eof) {
+                            Literal::Whole(len) => {
+                                self.tail.push_str(&rest[..len]);
+                                pos += len;
+                                self.phase = Phase::Tail { fence_seen: true };
+                                continue;
+                            }
+                            Literal::Partial => return (pos, ArgsEnd::Open),
+                            Literal::No => {}
+                        }
+                    }
+                    // Something other than framing follows the object: it is part of the arguments.
+                    calls.args(out, &self.tail);
+                    self.tail.clear();
+                    self.phase = Phase::Raw;
+                }
+                Phase::Raw => match syntax.end.find(rest, eof) {
+                    Some(Found::Marker { start, .. }) => {
+                        calls.args(out, &rest[..start]);
+                        return (pos + start, ArgsEnd::Closed { valid: false });
+                    }
+                    Some(Found::Partial { start }) => {
+                        calls.args(out, &rest[..start]);
+                        return (pos + start, ArgsEnd::Open);
+                    }
+                    None => {
+                        calls.args(out, rest);
+                        return self.close_if(eof, text.len(), false);
+                    }
+                },
+            }
+        }
+    }
+
+    fn close_if(&mut self, eof: bool, pos: usize, valid: bool) -> (usize, ArgsEnd) {
+        if eof {
+            self.tail.clear();
+            (pos, ArgsEnd::Closed { valid })
+        } else {
+            (pos, ArgsEnd::Open)
+        }
+    }
+}
+
+fn leading_ws(text: &str) -> usize {
+    text.bytes().take_while(|&b| is_ws(b)).count()
+}
+
+/// Whether `text` starts with one of `literals`, could still grow into one, or neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// `text` starts with a literal of this length (the longest that matches).
+    Whole(usize),
+    /// `text` is a proper prefix of a literal: wait for more.
+    Partial,
+    /// No literal can start here.
+    No,
+}
+
+/// Checks `text` against short literals (fences, tag names) at its start; see [`Literal`].
+pub fn literal_at(text: &str, literals: &[&str], eof: bool) -> Literal {
+    let mut best = 0;
+    let mut partial = false;
+    for literal in literals {
+        if text.starts_with(literal) {
+            best = best.max(literal.len());
+        } else if !eof && text.len() < literal.len() && literal.starts_with(text) {
+            partial = true;
+        }
+    }
+    if partial {
+        Literal::Partial
+    } else if best > 0 {
+        Literal::Whole(best)
+    } else {
+        Literal::No
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static END: MarkerSet = MarkerSet::new(&[&["<end>"]]);
+    static FENCED: ArgsSyntax = ArgsSyntax { fenced: true, end: &END };
+
+    fn run_all(text: &str, cut: usize) -> (Accumulator, usize, ArgsEnd) {
+        let options = ParseOptions::new().with_call_id_seed(1);
+        let mut calls = Calls::new(&options);
+        let mut out = Accumulator::new();
+        calls.start(&mut out, "f", None);
+        let mut args = JsonArgs::new();
+        let mut held = String::new();
+        let mut consumed_total = 0;
+        let mut last = ArgsEnd::Open;
+        for (piece, eof) in [(&text[..cut], false), (&text[cut..], true)] {
+            held.push_str(piece);
+            let (used, end) = args.run(&held, eof, &FENCED, &mut calls, &mut out);
+            consumed_total += used;
+            held.drain(..used);
+            last = end;
+            if let ArgsEnd::Closed { valid } = end {
+                calls.end(&mut out, valid);
+                break;
+            }
+        }
+        (out, consumed_total, last)
+    }
+
+    #[test]
+    fn fenced_arguments_stream_raw_and_stop_before_the_end_marker() {
+        let text = "\n```json\n{\"a\": \"}<end>\"}\n```\n<end>rest";
+        for cut in 0..=text.len() {
+            let (out, used, end) = run_all(text, cut);
+            let message = out.into_message();
+            assert_eq!(message.tool_calls[0].arguments, "{\"a\": \"}<end>\"}", "cut {cut}");
+            assert!(message.tool_calls[0].valid, "cut {cut}");
+            assert_eq!(end, ArgsEnd::Closed { valid: true });
+            assert_eq!(&text[used..], "<end>rest", "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn invalid_json_becomes_raw_text_up_to_the_end_marker() {
+        let text = "{invalid json}<end>";
+        for cut in 0..=text.len() {
+            let (out, used, end) = run_all(text, cut);
+            let call = &out.into_message().tool_calls[0];
+            assert_eq!(call.arguments, "{invalid json}");
+            assert!(!call.valid);
+            assert_eq!(end, ArgsEnd::Closed { valid: false });
+            assert_eq!(&text[used..], "<end>");
+        }
+    }
+
+    #[test]
+    fn junk_after_the_object_is_kept_and_flags_the_call() {
+        let (out, _, _) = run_all("{\"a\":1}  extra<end>", 3);
+        let call = &out.into_message().tool_calls[0];
+        assert_eq!(call.arguments, "{\"a\":1}  extra");
+        assert!(!call.valid);
+    }
+
+    #[test]
+    fn truncated_arguments_close_invalid_at_eof() {
+        let (out, _, end) = run_all("{\"city\": \"Par", 5);
+        assert_eq!(end, ArgsEnd::Closed { valid: false });
+        assert_eq!(out.into_message().tool_calls[0].arguments, "{\"city\": \"Par");
+    }
+
+    #[test]
+    fn ids_are_deterministic_for_a_seed_and_distinct_per_index() {
+        let ids = CallIds::with_seed(42);
+        let mut a = [0u8; 29];
+        let mut b = [0u8; 29];
+        let first = ids.id(0, &mut a).to_owned();
+        assert_eq!(first, ids.id(0, &mut b));
+        assert_ne!(first, ids.id(1, &mut b));
+        assert!(first.starts_with("call_") && first.len() == 29);
+    }
+}
