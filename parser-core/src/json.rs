@@ -62,7 +62,7 @@ enum State {
 /// ```
 /// use parser_core::{JsonScanner, JsonStatus};
 /// let mut json = JsonScanner::object();
-/// assert_eq!(json.feed(r#"{"code": "if (a) { b(\"}\"); }""#), (32, JsonStatus::Partial));
+/// assert_eq!(json.feed(r#"{"code": "if (a) { b(\"}\"); }""#), (31, JsonStatus::Partial));
 /// // The closing brace inside the string did not end the value; this one does.
 /// assert_eq!(json.feed("}<｜tool▁call▁end｜>"), (1, JsonStatus::Complete));
 /// ```
