@@ -18,6 +18,8 @@ use crate::options::ParseOptions;
 ///         aliases: &["deepseek_v31", "deepseekv31"],
 ///         models: &["deepseek-v3.1", "deepseek-v3.2-exp"],
 ///         summary: "DeepSeek V3.1: <think> by prompt, NAME<｜tool▁sep｜>{json} calls",
+///         sample: "Sure.<｜tool▁calls▁begin｜>…",
+///         sample_prompt_tail: "<｜Assistant｜></think>",
 ///         build: build_v31,
 ///     }
 /// }
@@ -34,6 +36,10 @@ pub struct ParserEntry {
     pub models: &'static [&'static str],
     /// One line on what it parses.
     pub summary: &'static str,
+    /// A typical raw output of the format, for `llm-parse` with no input and for documentation.
+    pub sample: &'static str,
+    /// The prompt tail that goes with [`sample`](Self::sample) (empty when none is needed).
+    pub sample_prompt_tail: &'static str,
     /// Builds a parser for one request.
     pub build: fn(&ParseOptions) -> Parser,
 }

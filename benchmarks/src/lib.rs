@@ -1,0 +1,1 @@
+//! Benchmark workloads: placeholder, being written.

@@ -1,0 +1,2 @@
+//! `llm-parse`: placeholder, being written.
+fn main() {}
