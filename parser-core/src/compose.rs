@@ -43,7 +43,13 @@ impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
     /// Composes `reasoning` and `tools`. `stage` is reported by [`OutputParser::initial_stage`]; with
     /// `inline` reasoning is reported as content (markers included, `reasoning_format: none`).
     pub fn new(reasoning: R, tools: T, stage: Stage, inline: bool) -> Self {
-        Composed { reasoning, tools, stage, inline, held: None }
+        Composed {
+            reasoning,
+            tools,
+            stage,
+            inline,
+            held: None,
+        }
     }
 }
 
@@ -111,14 +117,22 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
 
 impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        let mut router =
-            Router { tools: &mut self.tools, out, held: &mut self.held, inline: self.inline };
+        let mut router = Router {
+            tools: &mut self.tools,
+            out,
+            held: &mut self.held,
+            inline: self.inline,
+        };
         self.reasoning.push(text, &mut router);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
-        let mut router =
-            Router { tools: &mut self.tools, out, held: &mut self.held, inline: self.inline };
+        let mut router = Router {
+            tools: &mut self.tools,
+            out,
+            held: &mut self.held,
+            inline: self.inline,
+        };
         self.reasoning.finish(&mut router);
         match self.held.take() {
             Some(mut held) => {
@@ -182,7 +196,12 @@ impl std::fmt::Debug for Parser {
 impl Parser {
     /// Wraps a composed parser under a registry name.
     pub fn new(name: &'static str, inner: impl OutputParser + 'static) -> Self {
-        Parser { name, inner: Box::new(inner), deltas: Deltas::new(), finished: false }
+        Parser {
+            name,
+            inner: Box::new(inner),
+            deltas: Deltas::new(),
+            finished: false,
+        }
     }
 
     /// The registered name of the parser.

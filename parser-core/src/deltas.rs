@@ -163,7 +163,9 @@ impl Deltas {
 
     /// True when some event is a tool-call start.
     pub fn has_tool_calls(&self) -> bool {
-        self.events.iter().any(|event| matches!(event.kind, Kind::Start { .. }))
+        self.events
+            .iter()
+            .any(|event| matches!(event.kind, Kind::Start { .. }))
     }
 
     /// True when some content event has non-whitespace text.
@@ -175,7 +177,9 @@ impl Deltas {
     pub fn has_visible_content_since(&self, from: usize) -> bool {
         self.events.iter().skip(from).any(|event| {
             matches!(event.kind, Kind::Content)
-                && !self.text[event.start as usize..event.end as usize].trim().is_empty()
+                && !self.text[event.start as usize..event.end as usize]
+                    .trim()
+                    .is_empty()
         })
     }
 
@@ -192,7 +196,10 @@ impl Deltas {
                     name: &text[split..],
                 }
             }
-            Kind::Arguments { index } => Delta::ToolCallArguments { index, fragment: text },
+            Kind::Arguments { index } => Delta::ToolCallArguments {
+                index,
+                fragment: text,
+            },
             Kind::End { index, valid } => Delta::ToolCallEnd { index, valid },
         }
     }
@@ -238,14 +245,22 @@ impl Sink for Deltas {
         let name_at = self.offset();
         self.text.push_str(name);
         let end = self.offset();
-        self.events.push(Event { kind: Kind::Start { index, name_at }, start, end });
+        self.events.push(Event {
+            kind: Kind::Start { index, name_at },
+            start,
+            end,
+        });
     }
     fn tool_call_arguments(&mut self, index: usize, fragment: &str) {
         self.append(Kind::Arguments { index }, fragment);
     }
     fn tool_call_end(&mut self, index: usize, valid: bool) {
         let at = self.offset();
-        self.events.push(Event { kind: Kind::End { index, valid }, start: at, end: at });
+        self.events.push(Event {
+            kind: Kind::End { index, valid },
+            start: at,
+            end: at,
+        });
     }
 }
 

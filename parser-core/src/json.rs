@@ -36,7 +36,10 @@ enum Number {
 
 impl Number {
     fn can_end(self) -> bool {
-        matches!(self, Number::Zero | Number::Int | Number::Frac | Number::Exp)
+        matches!(
+            self,
+            Number::Zero | Number::Int | Number::Frac | Number::Exp
+        )
     }
 }
 
@@ -82,12 +85,19 @@ impl Default for JsonScanner {
 impl JsonScanner {
     /// A scanner for any JSON value.
     pub fn any() -> Self {
-        JsonScanner { stack: Vec::new(), state: State::Start, object_only: false }
+        JsonScanner {
+            stack: Vec::new(),
+            state: State::Start,
+            object_only: false,
+        }
     }
 
     /// A scanner that accepts only an object at the top level (tool-call arguments).
     pub fn object() -> Self {
-        JsonScanner { object_only: true, ..Self::any() }
+        JsonScanner {
+            object_only: true,
+            ..Self::any()
+        }
     }
 
     /// Starts over, keeping the allocated nesting stack.
@@ -157,7 +167,10 @@ impl JsonScanner {
                 }
                 State::ObjectFirst | State::Key => {
                     if c == b'"' {
-                        self.state = State::Str { key: true, escape: Escape::None };
+                        self.state = State::Str {
+                            key: true,
+                            escape: Escape::None,
+                        };
                     } else if c == b'}' && self.state == State::ObjectFirst {
                         self.stack.pop();
                         self.value_done();
@@ -192,7 +205,10 @@ impl JsonScanner {
                     }
                     i += 1;
                 }
-                State::Str { key, escape: Escape::None } => {
+                State::Str {
+                    key,
+                    escape: Escape::None,
+                } => {
                     // Fast path: plain string bytes.
                     let run = bytes[i..]
                         .iter()
@@ -210,7 +226,12 @@ impl JsonScanner {
                                 self.value_done();
                             }
                         }
-                        b'\\' => self.state = State::Str { key, escape: Escape::Backslash },
+                        b'\\' => {
+                            self.state = State::Str {
+                                key,
+                                escape: Escape::Backslash,
+                            }
+                        }
                         _ => {
                             self.state = State::Failed;
                             break;
@@ -218,12 +239,19 @@ impl JsonScanner {
                     }
                     i += 1;
                 }
-                State::Str { key, escape: Escape::Backslash } => {
+                State::Str {
+                    key,
+                    escape: Escape::Backslash,
+                } => {
                     self.state = match c {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                            State::Str { key, escape: Escape::None }
-                        }
-                        b'u' => State::Str { key, escape: Escape::Hex(4) },
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => State::Str {
+                            key,
+                            escape: Escape::None,
+                        },
+                        b'u' => State::Str {
+                            key,
+                            escape: Escape::Hex(4),
+                        },
                         _ => State::Failed,
                     };
                     if self.state == State::Failed {
@@ -231,12 +259,19 @@ impl JsonScanner {
                     }
                     i += 1;
                 }
-                State::Str { key, escape: Escape::Hex(left) } => {
+                State::Str {
+                    key,
+                    escape: Escape::Hex(left),
+                } => {
                     if !c.is_ascii_hexdigit() {
                         self.state = State::Failed;
                         break;
                     }
-                    let escape = if left == 1 { Escape::None } else { Escape::Hex(left - 1) };
+                    let escape = if left == 1 {
+                        Escape::None
+                    } else {
+                        Escape::Hex(left - 1)
+                    };
                     self.state = State::Str { key, escape };
                     i += 1;
                 }
@@ -309,10 +344,22 @@ impl JsonScanner {
                 self.stack.push(b'[');
                 State::ArrayFirst
             }
-            b'"' => State::Str { key: false, escape: Escape::None },
-            b't' => State::Literal { word: b"true", at: 1 },
-            b'f' => State::Literal { word: b"false", at: 1 },
-            b'n' => State::Literal { word: b"null", at: 1 },
+            b'"' => State::Str {
+                key: false,
+                escape: Escape::None,
+            },
+            b't' => State::Literal {
+                word: b"true",
+                at: 1,
+            },
+            b'f' => State::Literal {
+                word: b"false",
+                at: 1,
+            },
+            b'n' => State::Literal {
+                word: b"null",
+                at: 1,
+            },
             b'-' => State::Num(Number::Minus),
             b'0' => State::Num(Number::Zero),
             b'1'..=b'9' => State::Num(Number::Int),
@@ -321,7 +368,11 @@ impl JsonScanner {
     }
 
     fn value_done(&mut self) {
-        self.state = if self.stack.is_empty() { State::Done } else { State::After };
+        self.state = if self.stack.is_empty() {
+            State::Done
+        } else {
+            State::After
+        };
     }
 }
 
@@ -380,7 +431,11 @@ mod tests {
         if status == JsonStatus::Complete && !text[used..].bytes().all(is_ws) {
             return JsonStatus::Invalid;
         }
-        if status == JsonStatus::Partial { json.finish() } else { status }
+        if status == JsonStatus::Partial {
+            json.finish()
+        } else {
+            status
+        }
     }
 
     // The scanner agrees with serde_json on valid and invalid documents.

@@ -59,5 +59,9 @@ impl ParsedMessage {
 
 /// Turns accumulated text into the message convention: `None` when empty after trimming.
 pub(crate) fn non_blank(text: String) -> Option<String> {
-    if text.trim().is_empty() { None } else { Some(text) }
+    if text.trim().is_empty() {
+        None
+    } else {
+        Some(text)
+    }
 }

@@ -60,7 +60,9 @@ fn certain_prefix_len(text: &str) -> usize {
         match top {
             Slot::Key => match c {
                 b'"' => {
-                    let Some(end) = string_end(bytes, i + 1) else { return cut };
+                    let Some(end) = string_end(bytes, i + 1) else {
+                        return cut;
+                    };
                     i = end;
                     top = Slot::Colon;
                     continue;
@@ -78,7 +80,11 @@ fn certain_prefix_len(text: &str) -> usize {
             }
             Slot::After => match c {
                 b',' => {
-                    top = if stack.last() == Some(&Slot::Key) { Slot::Key } else { Slot::ArrayValue };
+                    top = if stack.last() == Some(&Slot::Key) {
+                        Slot::Key
+                    } else {
+                        Slot::ArrayValue
+                    };
                     i += 1;
                     continue;
                 }
@@ -90,8 +96,16 @@ fn certain_prefix_len(text: &str) -> usize {
         // A value starts here, or a container closes.
         match c {
             b'{' | b'[' => {
-                stack.push(if c == b'{' { Slot::Key } else { Slot::ArrayValue });
-                top = if c == b'{' { Slot::Key } else { Slot::ArrayValue };
+                stack.push(if c == b'{' {
+                    Slot::Key
+                } else {
+                    Slot::ArrayValue
+                });
+                top = if c == b'{' {
+                    Slot::Key
+                } else {
+                    Slot::ArrayValue
+                };
                 i += 1;
                 cut = i;
             }
@@ -160,7 +174,11 @@ fn partial_string_cut(bytes: &[u8], from: usize) -> usize {
     let mut cut = from;
     while i < bytes.len() {
         if bytes[i] == b'\\' {
-            let len = if bytes.get(i + 1) == Some(&b'u') { 6 } else { 2 };
+            let len = if bytes.get(i + 1) == Some(&b'u') {
+                6
+            } else {
+                2
+            };
             if i + len > bytes.len() {
                 return cut;
             }

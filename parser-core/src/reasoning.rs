@@ -93,7 +93,12 @@ impl ReasoningSyntax {
         block_openers: &'static [&'static str],
     ) -> Self {
         let markers = MarkerSet::new(&[detector.close, detector.open, ignore, block_openers]);
-        ReasoningSyntax { detector, ignore, block_openers, markers }
+        ReasoningSyntax {
+            detector,
+            ignore,
+            block_openers,
+            markers,
+        }
     }
 }
 
@@ -207,7 +212,9 @@ impl ThinkTagReasoningParser {
                         out.reasoning(&text[pos..pos + start]);
                         return pos + start;
                     }
-                    Some(Found::Marker { start, end, group, .. }) => {
+                    Some(Found::Marker {
+                        start, end, group, ..
+                    }) => {
                         out.reasoning(&text[pos..pos + start]);
                         let marker = &text[pos + start..pos + end];
                         match group {
@@ -335,7 +342,12 @@ mod tests {
     #[case(Stage::Content, "<think>abc</think>def", s("abc"), s("def"))]
     #[case(Stage::Content, "  <think>abc", s("abc"), None)]
     #[case(Stage::Content, "abc</think>def", None, s("abc</think>def"))]
-    #[case(Stage::Content, "text <think>x</think>", None, s("text <think>x</think>"))]
+    #[case(
+        Stage::Content,
+        "text <think>x</think>",
+        None,
+        s("text <think>x</think>")
+    )]
     #[case(Stage::Content, "<thinking>", None, s("<thinking>"))]
     #[case(Stage::Content, "<thi", None, s("<thi"))]
     fn splits_reasoning(
@@ -344,7 +356,11 @@ mod tests {
         #[case] reasoning: Option<String>,
         #[case] content: Option<String>,
     ) {
-        assert_eq!(split(stage, text), (reasoning.clone(), content.clone()), "one-shot");
+        assert_eq!(
+            split(stage, text),
+            (reasoning.clone(), content.clone()),
+            "one-shot"
+        );
         // Every two-way split gives the same result.
         for (cut, _) in text.char_indices() {
             let mut parser = ThinkTagReasoningParser::new(&THINK, stage);
@@ -362,7 +378,11 @@ mod tests {
             parser.push(&text[cut..], &mut out);
             parser.finish(&mut out);
             let message = out.0.into_message();
-            assert_eq!((message.reasoning, message.content), (reasoning.clone(), content.clone()), "cut {cut}");
+            assert_eq!(
+                (message.reasoning, message.content),
+                (reasoning.clone(), content.clone()),
+                "cut {cut}"
+            );
         }
     }
 }

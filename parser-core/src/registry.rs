@@ -71,8 +71,28 @@ pub fn normalize_name(name: &str) -> String {
 
 /// Quantisation and packaging suffixes that say nothing about the output format.
 const PACKAGING: &[&str] = &[
-    "gguf", "awq", "gptq", "fp8", "fp16", "bf16", "int4", "int8", "mlx", "4bit", "8bit", "3bit",
-    "6bit", "w4a16", "w8a8", "nvfp4", "mxfp4", "exl2", "dynamic", "ud", "hf", "quantized",
+    "gguf",
+    "awq",
+    "gptq",
+    "fp8",
+    "fp16",
+    "bf16",
+    "int4",
+    "int8",
+    "mlx",
+    "4bit",
+    "8bit",
+    "3bit",
+    "6bit",
+    "w4a16",
+    "w8a8",
+    "nvfp4",
+    "mxfp4",
+    "exl2",
+    "dynamic",
+    "ud",
+    "hf",
+    "quantized",
 ];
 
 /// The part of a model id that names the model: the organisation prefix and packaging suffixes
@@ -91,7 +111,10 @@ pub fn normalize_model(model: &str) -> String {
         let last = parts[parts.len() - 1].to_ascii_lowercase();
         let quant = last.len() > 1
             && (last.starts_with('q') || last.starts_with("iq"))
-            && last.chars().nth(if last.starts_with("iq") { 2 } else { 1 }).is_some_and(|c| c.is_ascii_digit());
+            && last
+                .chars()
+                .nth(if last.starts_with("iq") { 2 } else { 1 })
+                .is_some_and(|c| c.is_ascii_digit());
         if PACKAGING.contains(&last.as_str()) || quant {
             parts.pop();
         } else {
@@ -108,7 +131,10 @@ pub fn find_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
         .into_iter()
         .find(|entry| {
             normalize_name(entry.name) == wanted
-                || entry.aliases.iter().any(|alias| normalize_name(alias) == wanted)
+                || entry
+                    .aliases
+                    .iter()
+                    .any(|alias| normalize_name(alias) == wanted)
         })
         .ok_or_else(|| Error::new(ErrorKind::UnknownParser(name.to_owned())))
 }
@@ -119,9 +145,16 @@ pub fn find_for_model(model: &str) -> Result<&'static ParserEntry, Error> {
     let normalized = normalize_model(model);
     entries()
         .into_iter()
-        .flat_map(|entry| entry.models.iter().map(move |pattern| (entry, normalize_name(pattern))))
+        .flat_map(|entry| {
+            entry
+                .models
+                .iter()
+                .map(move |pattern| (entry, normalize_name(pattern)))
+        })
         .filter_map(|(entry, pattern)| {
-            normalized.find(&pattern).map(|at| (pattern.len(), std::cmp::Reverse(at), entry))
+            normalized
+                .find(&pattern)
+                .map(|at| (pattern.len(), std::cmp::Reverse(at), entry))
         })
         .max_by_key(|(len, at, entry)| (*len, *at, std::cmp::Reverse(entry.name)))
         .map(|(_, _, entry)| entry)
@@ -134,7 +167,12 @@ mod tests {
 
     #[test]
     fn names_normalise_across_engines() {
-        for name in ["deepseek_v31", "deepseek-v3.1", "DeepSeekV31", "deepseekv31"] {
+        for name in [
+            "deepseek_v31",
+            "deepseek-v3.1",
+            "DeepSeekV31",
+            "deepseekv31",
+        ] {
             assert_eq!(normalize_name(name), "deepseekv31");
         }
     }
@@ -142,9 +180,18 @@ mod tests {
     #[test]
     fn packaging_suffixes_and_orgs_are_dropped() {
         assert_eq!(normalize_model("Qwen/Qwen3-8B-AWQ"), "qwen38b");
-        assert_eq!(normalize_model("x/y/DeepSeek-V3-0324-FP8"), "deepseekv30324");
+        assert_eq!(
+            normalize_model("x/y/DeepSeek-V3-0324-FP8"),
+            "deepseekv30324"
+        );
         assert_eq!(normalize_model("DeepSeek-V3.2-Exp-BF16"), "deepseekv32exp");
-        assert_eq!(normalize_model("unsloth/DeepSeek-R1-0528-GGUF"), "deepseekr10528");
-        assert_eq!(normalize_model("Kimi-K2-Instruct-0905-IQ2_XXS"), "kimik2instruct0905");
+        assert_eq!(
+            normalize_model("unsloth/DeepSeek-R1-0528-GGUF"),
+            "deepseekr10528"
+        );
+        assert_eq!(
+            normalize_model("Kimi-K2-Instruct-0905-IQ2_XXS"),
+            "kimik2instruct0905"
+        );
     }
 }

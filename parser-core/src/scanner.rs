@@ -80,7 +80,10 @@ impl MarkerSet {
     /// Builds the set from at most eight groups. Panics (at compile time, in a `static`) on an empty
     /// marker or too many groups.
     pub const fn new(groups: &[&'static [&'static str]]) -> Self {
-        assert!(groups.len() <= MAX_GROUPS, "a MarkerSet holds at most eight groups");
+        assert!(
+            groups.len() <= MAX_GROUPS,
+            "a MarkerSet holds at most eight groups"
+        );
         let mut kept: [&'static [&'static str]; MAX_GROUPS] = [&[]; MAX_GROUPS];
         let mut first = [false; 256];
         let mut needles = [0u8; 3];
@@ -109,7 +112,14 @@ impl MarkerSet {
             }
             g += 1;
         }
-        MarkerSet { groups: kept, group_count: groups.len(), first, needles, needle_count, max_len }
+        MarkerSet {
+            groups: kept,
+            group_count: groups.len(),
+            first,
+            needles,
+            needle_count,
+            max_len,
+        }
     }
 
     /// The length in bytes of the longest marker: the most that is ever held back.
@@ -194,7 +204,12 @@ impl MarkerSet {
                 }
             }
         }
-        best.map(|(len, group, index)| Found::Marker { start: at, end: at + len, group, index })
+        best.map(|(len, group, index)| Found::Marker {
+            start: at,
+            end: at + len,
+            group,
+            index,
+        })
     }
 }
 
@@ -247,7 +262,11 @@ impl Carry {
     pub fn finish<M: ?Sized>(&mut self, machine: &mut M, step: impl FnOnce(&mut M, &str) -> usize) {
         let text = std::mem::take(&mut self.held);
         let used = step(machine, &text);
-        debug_assert_eq!(used, text.len(), "a state machine must consume everything at the end");
+        debug_assert_eq!(
+            used,
+            text.len(),
+            "a state machine must consume everything at the end"
+        );
         let mut text = text;
         text.clear();
         self.held = text;
@@ -341,15 +360,30 @@ mod tests {
         assert_eq!(SET.find("x<ab", false), Some(Found::Partial { start: 1 }));
         assert_eq!(
             SET.find("x<ab>", false),
-            Some(Found::Marker { start: 1, end: 5, group: 0, index: 1 })
+            Some(Found::Marker {
+                start: 1,
+                end: 5,
+                group: 0,
+                index: 1
+            })
         );
         assert_eq!(
             SET.find("x<abc", false),
-            Some(Found::Marker { start: 1, end: 3, group: 0, index: 0 })
+            Some(Found::Marker {
+                start: 1,
+                end: 3,
+                group: 0,
+                index: 0
+            })
         );
         assert_eq!(
             SET.find("x<ab", true),
-            Some(Found::Marker { start: 1, end: 3, group: 0, index: 0 })
+            Some(Found::Marker {
+                start: 1,
+                end: 3,
+                group: 0,
+                index: 0
+            })
         );
     }
 
@@ -358,7 +392,12 @@ mod tests {
         static SET: MarkerSet = MarkerSet::new(&[&["a1", "b1", "c1", "d1"]]);
         assert_eq!(
             SET.find("xxd1", false),
-            Some(Found::Marker { start: 2, end: 4, group: 0, index: 3 })
+            Some(Found::Marker {
+                start: 2,
+                end: 4,
+                group: 0,
+                index: 3
+            })
         );
         assert_eq!(SET.find("xxd", false), Some(Found::Partial { start: 2 }));
     }

@@ -77,7 +77,9 @@ impl Tools {
     /// `{"name", "parameters"}` per entry is accepted too.
     pub fn from_json(value: &Value) -> Result<Tools, Error> {
         let Some(entries) = value.as_array() else {
-            return Err(Error::new(ErrorKind::InvalidTools("`tools` must be a JSON array".into())));
+            return Err(Error::new(ErrorKind::InvalidTools(
+                "`tools` must be a JSON array".into(),
+            )));
         };
         let mut tools = Vec::with_capacity(entries.len());
         for (at, entry) in entries.iter().enumerate() {
@@ -88,15 +90,21 @@ impl Tools {
                 ))));
             };
             let mut params = HashMap::new();
-            let schema = function.get("parameters").or_else(|| function.get("input_schema"));
-            if let Some(properties) =
-                schema.and_then(|s| s.get("properties")).and_then(Value::as_object)
+            let schema = function
+                .get("parameters")
+                .or_else(|| function.get("input_schema"));
+            if let Some(properties) = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object)
             {
                 for (param, schema) in properties {
                     params.insert(param.clone(), ValueType::from_schema(schema));
                 }
             }
-            tools.push(ToolSchema { name: name.to_owned(), params });
+            tools.push(ToolSchema {
+                name: name.to_owned(),
+                params,
+            });
         }
         Ok(Tools { tools })
     }

@@ -29,7 +29,11 @@ impl StageDetector {
         close: &'static [&'static str],
         turn_start: &'static [&'static str],
     ) -> Self {
-        StageDetector { open, close, turn_start }
+        StageDetector {
+            open,
+            close,
+            turn_start,
+        }
     }
 
     /// The stage the prompt leaves the model in, or `None` when the prompt does not say.
@@ -76,9 +80,8 @@ impl StageDetector {
     ///
     /// Only tokens after the last turn-start token count; without one, only the last few tokens.
     pub fn from_token_ids(&self, ids: &[u32], table: &SpecialTokens) -> Option<Stage> {
-        let is = |markers: &[&str], id: u32| {
-            table.text(id).is_some_and(|text| markers.contains(&text))
-        };
+        let is =
+            |markers: &[&str], id: u32| table.text(id).is_some_and(|text| markers.contains(&text));
         let region_start = ids
             .iter()
             .rposition(|&id| is(self.turn_start, id))
@@ -96,7 +99,11 @@ impl StageDetector {
         if let Some(stage) = options.stage {
             return stage;
         }
-        if let Some(stage) = options.prompt_tail.as_deref().and_then(|t| self.from_prompt(t)) {
+        if let Some(stage) = options
+            .prompt_tail
+            .as_deref()
+            .and_then(|t| self.from_prompt(t))
+        {
             return stage;
         }
         if let (Some(ids), Some(table)) = (&options.prompt_token_ids, &options.special_tokens)
@@ -131,8 +138,11 @@ mod tests {
     use rstest::rstest;
     use std::sync::Arc;
 
-    static DETECT: StageDetector =
-        StageDetector::new(&["<think>"], &["</think>"], &["<｜Assistant｜>", "<|im_start|>assistant"]);
+    static DETECT: StageDetector = StageDetector::new(
+        &["<think>"],
+        &["</think>"],
+        &["<｜Assistant｜>", "<|im_start|>assistant"],
+    );
 
     #[rstest]
     #[case("<｜User｜>Hi<｜Assistant｜><think>\n", Some(Stage::Reasoning))]
@@ -140,7 +150,10 @@ mod tests {
     #[case("<｜User｜>Hi<｜Assistant｜></think>", Some(Stage::Content))]
     #[case("<|im_start|>assistant\n<think>\n\n</think>\n\n", Some(Stage::Content))]
     #[case("<｜Assistant｜><think>\nLet me", Some(Stage::Reasoning))]
-    #[case("<｜Assistant｜></think>old<｜end▁of▁sentence｜><｜User｜>Q<｜Assistant｜>", None)]
+    #[case(
+        "<｜Assistant｜></think>old<｜end▁of▁sentence｜><｜User｜>Q<｜Assistant｜>",
+        None
+    )]
     #[case("no markers at all", None)]
     #[case("prefix <think>\n", Some(Stage::Reasoning))]
     #[case("prefix <think> then text", None)]
@@ -150,19 +163,32 @@ mod tests {
 
     #[test]
     fn detects_stage_from_token_ids() {
-        let table = SpecialTokens::from_pairs([(10, "<｜Assistant｜>"), (20, "<think>"), (21, "</think>")]);
-        assert_eq!(DETECT.from_token_ids(&[1, 2, 10, 20, 99], &table), Some(Stage::Reasoning));
-        assert_eq!(DETECT.from_token_ids(&[1, 2, 10, 21], &table), Some(Stage::Content));
+        let table =
+            SpecialTokens::from_pairs([(10, "<｜Assistant｜>"), (20, "<think>"), (21, "</think>")]);
+        assert_eq!(
+            DETECT.from_token_ids(&[1, 2, 10, 20, 99], &table),
+            Some(Stage::Reasoning)
+        );
+        assert_eq!(
+            DETECT.from_token_ids(&[1, 2, 10, 21], &table),
+            Some(Stage::Content)
+        );
         // A closer from an earlier turn, before the last assistant marker, does not count.
         assert_eq!(DETECT.from_token_ids(&[10, 21, 5, 6, 10], &table), None);
         // Without a turn marker only the last few tokens count.
         assert_eq!(DETECT.from_token_ids(&[20, 1, 2, 3, 4, 5], &table), None);
-        assert_eq!(DETECT.from_token_ids(&[1, 2, 20, 7], &table), Some(Stage::Reasoning));
+        assert_eq!(
+            DETECT.from_token_ids(&[1, 2, 20, 7], &table),
+            Some(Stage::Reasoning)
+        );
     }
 
     #[test]
     fn resolution_order_is_explicit_prompt_ids_flag_default() {
-        let table = Arc::new(SpecialTokens::from_pairs([(20, "<think>"), (21, "</think>")]));
+        let table = Arc::new(SpecialTokens::from_pairs([
+            (20, "<think>"),
+            (21, "</think>"),
+        ]));
         let base = ParseOptions::new().with_enable_thinking(Some(false));
         assert_eq!(DETECT.resolve(&base, Stage::Reasoning), Stage::Content);
         let ids = base.clone().with_prompt_token_ids(vec![1, 20], table);
@@ -171,6 +197,9 @@ mod tests {
         assert_eq!(DETECT.resolve(&prompt, Stage::Reasoning), Stage::Content);
         let explicit = prompt.with_stage(Stage::Reasoning);
         assert_eq!(DETECT.resolve(&explicit, Stage::Content), Stage::Reasoning);
-        assert_eq!(DETECT.resolve(&ParseOptions::new(), Stage::Reasoning), Stage::Reasoning);
+        assert_eq!(
+            DETECT.resolve(&ParseOptions::new(), Stage::Reasoning),
+            Stage::Reasoning
+        );
     }
 }

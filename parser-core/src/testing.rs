@@ -102,10 +102,15 @@ pub struct Deviation {
 impl Case {
     /// The reasoning format the case asks for (its own field, or llama.cpp's flag).
     pub fn reasoning_format(&self) -> ReasoningFormat {
-        let flag = self.reasoning_format.as_deref().or_else(|| {
-            self.llama_cpp.as_ref()?.get("reasoning_format")?.as_str()
-        });
-        if flag == Some("none") { ReasoningFormat::Inline } else { ReasoningFormat::Extract }
+        let flag = self
+            .reasoning_format
+            .as_deref()
+            .or_else(|| self.llama_cpp.as_ref()?.get("reasoning_format")?.as_str());
+        if flag == Some("none") {
+            ReasoningFormat::Inline
+        } else {
+            ReasoningFormat::Extract
+        }
     }
 
     /// Request options for the case, with a fixed call-id seed so runs compare equal.
@@ -281,7 +286,10 @@ pub fn compare(actual: &ParsedMessage, expected: &Expected) -> Result<(), String
         ));
     }
     if norm(actual.content.as_deref()) != norm(expected.content.as_deref()) {
-        problems.push(format!("content: got {:?}, want {:?}", actual.content, expected.content));
+        problems.push(format!(
+            "content: got {:?}, want {:?}",
+            actual.content, expected.content
+        ));
     }
     let want = expected.tool_calls.as_deref().unwrap_or(&[]);
     if actual.tool_calls.len() != want.len() {
@@ -295,7 +303,10 @@ pub fn compare(actual: &ParsedMessage, expected: &Expected) -> Result<(), String
     } else {
         for (n, (got, want)) in actual.tool_calls.iter().zip(want).enumerate() {
             if got.name != want.name {
-                problems.push(format!("call {n}: name {:?}, want {:?}", got.name, want.name));
+                problems.push(format!(
+                    "call {n}: name {:?}, want {:?}",
+                    got.name, want.name
+                ));
             }
             if got.valid != want.valid {
                 problems.push(format!(
@@ -323,5 +334,9 @@ pub fn compare(actual: &ParsedMessage, expected: &Expected) -> Result<(), String
             }
         }
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
 }

@@ -67,17 +67,22 @@ impl CallIds {
         let local = 0u8;
         let address = &local as *const u8 as u64;
         let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        CallIds { seed: mix(nanos ^ mix(count) ^ address.rotate_left(17)) }
+        CallIds {
+            seed: mix(nanos ^ mix(count) ^ address.rotate_left(17)),
+        }
     }
 
     /// Ids as `options` ask.
     pub fn from_options(options: &ParseOptions) -> Self {
-        options.call_id_seed.map_or_else(Self::fresh, Self::with_seed)
+        options
+            .call_id_seed
+            .map_or_else(Self::fresh, Self::with_seed)
     }
 
     /// Writes the id of call `index` into `buffer` and returns it.
     pub fn id<'b>(&self, index: usize, buffer: &'b mut [u8; 29]) -> &'b str {
-        const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        const ALPHABET: &[u8; 62] =
+            b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
         buffer[..5].copy_from_slice(b"call_");
         let mut state = mix(self.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         for (n, slot) in buffer[5..].iter_mut().enumerate() {
@@ -249,7 +254,11 @@ const CLOSE_FENCE: &str = "```";
 impl JsonArgs {
     /// Ready for a new call.
     pub fn new() -> Self {
-        JsonArgs { phase: Phase::Lead { fence_seen: false }, json: JsonScanner::object(), tail: String::new() }
+        JsonArgs {
+            phase: Phase::Lead { fence_seen: false },
+            json: JsonScanner::object(),
+            tail: String::new(),
+        }
     }
 
     /// Ready for the next call, keeping allocations.
@@ -407,7 +416,10 @@ mod tests {
     use super::*;
 
     static END: MarkerSet = MarkerSet::new(&[&["<end>"]]);
-    static FENCED: ArgsSyntax = ArgsSyntax { fenced: true, end: &END };
+    static FENCED: ArgsSyntax = ArgsSyntax {
+        fenced: true,
+        end: &END,
+    };
 
     fn run_all(text: &str, cut: usize) -> (Accumulator, usize, ArgsEnd) {
         let options = ParseOptions::new().with_call_id_seed(1);
@@ -438,7 +450,10 @@ mod tests {
         for cut in 0..=text.len() {
             let (out, used, end) = run_all(text, cut);
             let message = out.into_message();
-            assert_eq!(message.tool_calls[0].arguments, "{\"a\": \"}<end>\"}", "cut {cut}");
+            assert_eq!(
+                message.tool_calls[0].arguments, "{\"a\": \"}<end>\"}",
+                "cut {cut}"
+            );
             assert!(message.tool_calls[0].valid, "cut {cut}");
             assert_eq!(end, ArgsEnd::Closed { valid: true });
             assert_eq!(&text[used..], "<end>rest", "cut {cut}");
@@ -470,7 +485,10 @@ mod tests {
     fn truncated_arguments_close_invalid_at_eof() {
         let (out, _, end) = run_all("{\"city\": \"Par", 5);
         assert_eq!(end, ArgsEnd::Closed { valid: false });
-        assert_eq!(out.into_message().tool_calls[0].arguments, "{\"city\": \"Par");
+        assert_eq!(
+            out.into_message().tool_calls[0].arguments,
+            "{\"city\": \"Par"
+        );
     }
 
     #[test]

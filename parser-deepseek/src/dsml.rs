@@ -1,0 +1,574 @@
+//! DeepSeek V3.2 / V4 DSML calls.
+//!
+//! ```text
+//! <｜DSML｜function_calls>                                   (V4: <｜DSML｜tool_calls>)
+//! <｜DSML｜invoke name="get_weather">
+//! <｜DSML｜parameter name="location" string="true">Tokyo</｜DSML｜parameter>
+//! <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+//! </｜DSML｜invoke>
+//! </｜DSML｜function_calls>
+//! ```
+//!
+//! The arguments are built as JSON text, append-only: `{"location": "Tokyo", "days": 3}`. A string value
+//! streams as it arrives (escaped); any other value is written when its parameter closes. Types come from
+//! the request's tool schema when it declares the parameter (DESIGN §4.8), else from `string="…"`
+//! (`true`: a string; `false`: JSON, or the raw string when it does not parse). A call is committed at
+//! its complete `invoke` tag. A JSON object written directly inside `invoke` is taken as the arguments; a
+//! lone `arguments`/`input` parameter holding an object, when the schema does not declare it, is unwrapped.
+
+use std::sync::Arc;
+
+use parser_core::{
+    ArgsEnd, ArgsSyntax, Calls, Carry, Found, JsonArgs, Literal, MarkerSet, ParseOptions, Sink,
+    ToolParser, Tools, ValueType, escape_json_into, is_json_object, literal_at,
+};
+
+use crate::markers::*;
+
+const BLOCK: usize = 0;
+const INVOKE: usize = 1;
+const DROP: usize = 2;
+static CONTENT: MarkerSet = MarkerSet::new(&[DSML_BLOCKS, &[DSML_INVOKE], &[EOS]]);
+
+// What ends a parameter value: its closer, or (when the closer is missing) the invoke or block end.
+const PARAM_CLOSE: usize = 0;
+static VALUE_END: MarkerSet =
+    MarkerSet::new(&[&[DSML_PARAM_END], &[DSML_INVOKE_END], DSML_BLOCK_ENDS]);
+
+// What ends a body that is not parameters: raw or direct JSON.
+static BODY_END: MarkerSet = MarkerSet::new(&[&[DSML_INVOKE_END], DSML_BLOCK_ENDS, &[DSML_INVOKE]]);
+static JSON_BODY: ArgsSyntax = ArgsSyntax {
+    fenced: false,
+    end: &BODY_END,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Content,
+    /// The text starts with a block opener; nothing is committed until an invoke tag is complete.
+    BlockLead,
+    /// The text starts with `<｜DSML｜invoke`.
+    InvokeHead,
+    /// Inside a committed block, between calls.
+    InBlock,
+    /// Inside a call, between parameters.
+    Body,
+    /// The text starts with `<｜DSML｜parameter`.
+    ParamHead,
+    /// Inside a string parameter: streaming escaped text.
+    StringValue,
+    /// Inside another parameter: collecting its raw text.
+    RawValue,
+    /// A JSON object directly inside `invoke`.
+    JsonBody,
+    /// Something else inside `invoke`: raw text, flagged invalid.
+    RawBody,
+}
+
+/// The DSML tool-call parser; see the module docs.
+#[derive(Clone, Debug)]
+pub struct DsmlToolParser {
+    carry: Carry,
+    machine: Machine,
+}
+
+#[derive(Clone, Debug)]
+struct Machine {
+    state: State,
+    calls: Calls,
+    tools: Option<Arc<Tools>>,
+    /// The open call's name (for schema lookups).
+    function: String,
+    /// Parameters written so far in the open call.
+    params: usize,
+    /// The open parameter's type.
+    value_type: ValueType,
+    /// The open parameter's name and raw text (non-string types).
+    param: String,
+    value: String,
+    /// A lone `arguments`/`input` wrapper, held until we know whether another parameter follows.
+    wrapper: Option<(String, String)>,
+    /// Whether the open call is still well-formed.
+    valid: bool,
+    json_body: JsonArgs,
+    scratch: String,
+}
+
+impl DsmlToolParser {
+    /// A parser for one request.
+    pub fn new(options: &ParseOptions) -> Self {
+        DsmlToolParser {
+            carry: Carry::new(),
+            machine: Machine {
+                state: State::Content,
+                calls: Calls::new(options),
+                tools: options.tools.clone(),
+                function: String::new(),
+                params: 0,
+                value_type: ValueType::String,
+                param: String::new(),
+                value: String::new(),
+                wrapper: None,
+                valid: true,
+                json_body: JsonArgs::new(),
+                scratch: String::new(),
+            },
+        }
+    }
+}
+
+impl ToolParser for DsmlToolParser {
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        self.carry
+            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+    }
+
+    fn finish(&mut self, out: &mut dyn Sink) {
+        self.carry
+            .finish(&mut self.machine, |m, text| m.run(text, true, out));
+        let m = &mut self.machine;
+        if m.calls.is_open() {
+            // Cut off inside a call: write what was collected, flagged invalid.
+            match m.state {
+                State::StringValue => m.calls.args(out, "\""),
+                State::RawValue => {
+                    let (param, value) =
+                        (std::mem::take(&mut m.param), std::mem::take(&mut m.value));
+                    m.flush_wrapper(out);
+                    m.write_key(out, &param);
+                    m.calls.args(out, &value);
+                }
+                _ => {}
+            }
+            m.flush_wrapper(out);
+            m.calls.end(out, false);
+        }
+        m.state = State::Content;
+    }
+
+    fn block_openers(&self) -> &'static [&'static str] {
+        DSML_BLOCK_OPENERS
+    }
+
+    fn in_block(&self) -> bool {
+        self.machine.state != State::Content
+    }
+}
+
+/// What a tag turned out to be.
+enum Tag<'t> {
+    NeedMore,
+    /// A complete tag: its `name` and `string` attributes, and its length.
+    Complete {
+        name: &'t str,
+        string: Option<&'t str>,
+        len: usize,
+    },
+    Not,
+}
+
+impl Machine {
+    fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        let mut pos = 0;
+        loop {
+            let rest = &text[pos..];
+            match self.state {
+                State::Content => match CONTENT.find(rest, eof) {
+                    None => {
+                        self.calls.content(out, rest);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        self.calls.content(out, &rest[..start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker {
+                        start, end, group, ..
+                    }) => {
+                        self.calls.content(out, &rest[..start]);
+                        pos += start;
+                        if group == DROP {
+                            pos += end - start;
+                        } else if !self.calls.allowed() {
+                            self.calls.content(out, &rest[start..end]);
+                            pos += end - start;
+                        } else if group == BLOCK {
+                            self.state = State::BlockLead;
+                        } else if group == INVOKE {
+                            self.state = State::InvokeHead;
+                        }
+                    }
+                },
+                State::BlockLead => {
+                    let opener = DSML_BLOCKS
+                        .iter()
+                        .find(|o| rest.starts_with(**o))
+                        .map_or(0, |o| o.len());
+                    let ws = leading_ws(&rest[opener..]);
+                    let body = &rest[opener + ws..];
+                    let decision = if ws > HEAD_LIMIT {
+                        Some(false)
+                    } else if body.starts_with(DSML_INVOKE) {
+                        match tag(body, DSML_INVOKE, eof) {
+                            Tag::NeedMore => None,
+                            Tag::Complete { name, len, .. } => {
+                                self.open_call(out, name);
+                                pos += opener + ws + len;
+                                Some(true)
+                            }
+                            Tag::Not => Some(false),
+                        }
+                    } else {
+                        match literal_at(body, &[DSML_INVOKE], eof) {
+                            Literal::Partial => None,
+                            _ => Some(false),
+                        }
+                    };
+                    match decision {
+                        None => return pos,
+                        Some(true) => {}
+                        Some(false) => {
+                            self.calls.content(out, &rest[..opener]);
+                            pos += opener;
+                            self.state = State::Content;
+                        }
+                    }
+                }
+                State::InvokeHead => match tag(rest, DSML_INVOKE, eof) {
+                    Tag::NeedMore => return pos,
+                    Tag::Complete { name, len, .. } => {
+                        self.open_call(out, name);
+                        pos += len;
+                    }
+                    Tag::Not => {
+                        self.calls.content(out, DSML_INVOKE);
+                        pos += DSML_INVOKE.len();
+                        self.state = State::Content;
+                    }
+                },
+                State::InBlock => {
+                    let ws = leading_ws(rest);
+                    pos += ws;
+                    let rest = &rest[ws..];
+                    if rest.is_empty() {
+                        return pos;
+                    }
+                    if rest.starts_with(DSML_INVOKE) {
+                        self.state = State::InvokeHead;
+                    } else if let Some(end) = DSML_BLOCK_ENDS.iter().find(|e| rest.starts_with(**e))
+                    {
+                        pos += end.len();
+                        self.state = State::Content;
+                    } else if rest.starts_with(EOS) {
+                        pos += EOS.len();
+                    } else if literal_at(
+                        rest,
+                        &[DSML_INVOKE, DSML_BLOCK_ENDS[0], DSML_BLOCK_ENDS[1], EOS],
+                        eof,
+                    ) == Literal::Partial
+                    {
+                        return pos;
+                    } else {
+                        self.state = State::Content;
+                    }
+                }
+                State::Body => {
+                    // Whitespace between parameters is framing.
+                    let ws = leading_ws(rest);
+                    pos += ws;
+                    let after = &rest[ws..];
+                    if after.is_empty() {
+                        return pos;
+                    }
+                    if after.starts_with(DSML_PARAM) {
+                        self.state = State::ParamHead;
+                    } else if after.starts_with(DSML_INVOKE_END) {
+                        pos += DSML_INVOKE_END.len();
+                        self.close_call(out);
+                        self.state = State::InBlock;
+                    } else if after.starts_with('{') && self.params == 0 && self.wrapper.is_none() {
+                        self.json_body.reset();
+                        self.state = State::JsonBody;
+                    } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], eof)
+                        == Literal::Partial
+                    {
+                        return pos;
+                    } else {
+                        // Not a parameter: the body is raw text from here on.
+                        self.flush_wrapper(out);
+                        if self.params > 0 {
+                            self.calls.args(out, "}");
+                            self.params = 0;
+                        }
+                        self.valid = false;
+                        self.state = State::RawBody;
+                    }
+                }
+                State::ParamHead => match tag(rest, DSML_PARAM, eof) {
+                    Tag::NeedMore => return pos,
+                    Tag::Complete { name, string, len } => {
+                        self.open_param(out, name, string);
+                        pos += len;
+                    }
+                    Tag::Not => {
+                        self.flush_wrapper(out);
+                        if self.params > 0 {
+                            self.calls.args(out, "}");
+                            self.params = 0;
+                        }
+                        self.valid = false;
+                        self.state = State::RawBody;
+                    }
+                },
+                State::StringValue => match VALUE_END.find(rest, eof) {
+                    None => {
+                        self.string_chunk(out, rest);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        self.string_chunk(out, &rest[..start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker {
+                        start, end, group, ..
+                    }) => {
+                        self.string_chunk(out, &rest[..start]);
+                        self.calls.args(out, "\"");
+                        pos += start;
+                        if group == PARAM_CLOSE {
+                            pos += end - start;
+                        }
+                        self.state = State::Body;
+                    }
+                },
+                State::RawValue => match VALUE_END.find(rest, eof) {
+                    None => {
+                        self.value.push_str(rest);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        self.value.push_str(&rest[..start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker {
+                        start, end, group, ..
+                    }) => {
+                        self.value.push_str(&rest[..start]);
+                        self.close_raw_value(out);
+                        pos += start;
+                        if group == PARAM_CLOSE {
+                            pos += end - start;
+                        }
+                        self.state = State::Body;
+                    }
+                },
+                State::JsonBody => {
+                    let (used, end) =
+                        self.json_body
+                            .run(rest, eof, &JSON_BODY, &mut self.calls, out);
+                    pos += used;
+                    match end {
+                        ArgsEnd::Open => return pos,
+                        ArgsEnd::Closed { valid } => {
+                            self.valid &= valid;
+                            // The object was written as the arguments; what follows ends the call.
+                            self.params = usize::MAX;
+                            self.state = State::RawBody;
+                        }
+                    }
+                }
+                State::RawBody => match BODY_END.find(rest, eof) {
+                    None => {
+                        self.raw_args(out, rest);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        self.raw_args(out, &rest[..start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker { start, end, .. }) => {
+                        self.raw_args(out, &rest[..start]);
+                        pos += start;
+                        if rest[start..].starts_with(DSML_INVOKE_END) {
+                            pos += end - start;
+                        }
+                        let valid = self.valid;
+                        self.calls.end(out, valid);
+                        self.state = State::InBlock;
+                    }
+                },
+            }
+        }
+    }
+
+    fn open_call(&mut self, out: &mut dyn Sink, name: &str) {
+        self.calls.start(out, name, None);
+        self.function.clear();
+        self.function.push_str(name);
+        self.params = 0;
+        self.wrapper = None;
+        self.valid = true;
+        self.state = State::Body;
+    }
+
+    fn close_call(&mut self, out: &mut dyn Sink) {
+        match self.wrapper.take() {
+            // A lone wrapper holding an object: its object is the arguments.
+            Some((_, value)) if self.params == 0 && is_json_object(&value) => {
+                self.calls.args(out, &value);
+            }
+            Some((key, value)) => {
+                self.write_key(out, &key);
+                self.calls.args(out, &value);
+                self.calls.args(out, "}");
+            }
+            None if self.params == 0 => self.calls.args(out, "{}"),
+            None => self.calls.args(out, "}"),
+        }
+        let valid = self.valid;
+        self.calls.end(out, valid);
+    }
+
+    /// Writes `{"key": ` or `, "key": ` and counts the parameter.
+    fn write_key(&mut self, out: &mut dyn Sink, key: &str) {
+        self.scratch.clear();
+        self.scratch
+            .push_str(if self.params == 0 { "{\"" } else { ", \"" });
+        escape_json_into(key, &mut self.scratch);
+        self.scratch.push_str("\": ");
+        self.calls.args(out, &self.scratch);
+        self.params += 1;
+    }
+
+    /// A held wrapper turns out not to be alone: write it as an ordinary parameter.
+    fn flush_wrapper(&mut self, out: &mut dyn Sink) {
+        if let Some((key, value)) = self.wrapper.take() {
+            self.write_key(out, &key);
+            self.calls.args(out, &value);
+        }
+    }
+
+    fn open_param(&mut self, out: &mut dyn Sink, name: &str, string: Option<&str>) {
+        self.flush_wrapper(out);
+        let declared = self
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.get(&self.function))
+            .and_then(|tool| tool.param(name))
+            .cloned();
+        self.value_type = declared.unwrap_or(match string {
+            Some("false") => ValueType::Any,
+            _ => ValueType::String,
+        });
+        self.value.clear();
+        if self.value_type.is_string() {
+            self.write_key(out, name);
+            self.calls.args(out, "\"");
+            self.state = State::StringValue;
+        } else {
+            // The key is written with the value, so that a wrapper can still be unwrapped.
+            self.param.clear();
+            self.param.push_str(name);
+            self.state = State::RawValue;
+        }
+    }
+
+    fn close_raw_value(&mut self, out: &mut dyn Sink) {
+        let key = std::mem::take(&mut self.param);
+        let typed = self.value_type.coerce(&self.value);
+        let schema_silent = self
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.get(&self.function))
+            .is_some_and(|tool| tool.has_params() && tool.param(&key).is_none());
+        if self.params == 0 && schema_silent && matches!(key.as_str(), "arguments" | "input") {
+            self.wrapper = Some((key.clone(), typed));
+        } else {
+            self.write_key(out, &key);
+            self.calls.args(out, &typed);
+        }
+        self.param = key;
+    }
+
+    fn string_chunk(&mut self, out: &mut dyn Sink, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.scratch.clear();
+        escape_json_into(text, &mut self.scratch);
+        self.calls.args(out, &self.scratch);
+    }
+
+    fn raw_args(&mut self, out: &mut dyn Sink, text: &str) {
+        if self.params == usize::MAX {
+            // After a direct JSON body: anything but whitespace makes the call invalid.
+            if text.bytes().all(parser_core::is_ws) {
+                return;
+            }
+            self.valid = false;
+        }
+        self.calls.args(out, text);
+    }
+}
+
+fn leading_ws(text: &str) -> usize {
+    text.bytes().take_while(|&b| parser_core::is_ws(b)).count()
+}
+
+/// Reads a tag `<｜DSML｜invoke name="…">` / `<｜DSML｜parameter name="…" string="…">` at the start of
+/// `text` (which starts with `opener`).
+fn tag<'t>(text: &'t str, opener: &str, eof: bool) -> Tag<'t> {
+    let after = &text[opener.len()..];
+    if !after.is_empty() && !after.starts_with(|c: char| c.is_whitespace() || c == '>') {
+        return Tag::Not;
+    }
+    let Some(close) = after.find('>') else {
+        let plausible = after.len() <= HEAD_LIMIT && !after.contains('<');
+        return if eof || !plausible {
+            Tag::Not
+        } else {
+            Tag::NeedMore
+        };
+    };
+    let attrs = &after[..close];
+    let mut name = None;
+    let mut string = None;
+    let mut rest = attrs.trim_start();
+    while !rest.is_empty() {
+        let Some(eq) = rest.find('=') else {
+            return Tag::Not;
+        };
+        let key = rest[..eq].trim();
+        let value_text = rest[eq + 1..].trim_start();
+        let (value, next) = match value_text.chars().next() {
+            Some(q @ ('"' | '\'')) => {
+                let inner = &value_text[1..];
+                let Some(end) = inner.find(q) else {
+                    return Tag::Not;
+                };
+                (&inner[..end], &inner[end + 1..])
+            }
+            Some(_) => {
+                let end = value_text
+                    .find(char::is_whitespace)
+                    .unwrap_or(value_text.len());
+                (&value_text[..end], &value_text[end..])
+            }
+            None => return Tag::Not,
+        };
+        match key {
+            "name" => name = Some(value),
+            "string" => string = Some(value),
+            _ => {}
+        }
+        rest = next.trim_start();
+    }
+    match name {
+        Some(name) if !name.is_empty() => Tag::Complete {
+            name,
+            string,
+            len: opener.len() + close + 1,
+        },
+        _ => Tag::Not,
+    }
+}
