@@ -23,6 +23,7 @@ struct Held<T> {
     /// A tool parser fed with the raw text: its output, if the block turns out to be calls.
     spec: T,
     spec_out: Deltas,
+    /// How much of `spec_out`'s text has been checked for visible content.
     checked: usize,
 }
 
@@ -86,8 +87,8 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
         };
         held.raw.push_str(text);
         held.spec.push(text, &mut held.spec_out);
-        let visible = held.spec_out.has_visible_content_since(held.checked);
-        held.checked = held.spec_out.len();
+        let visible = held.spec_out.has_visible_content_after(held.checked);
+        held.checked = held.spec_out.text_len();
         if visible {
             // Text after (or inside) the block: the model is still reasoning.
             self.release_held();

@@ -170,17 +170,29 @@ impl Deltas {
 
     /// True when some content event has non-whitespace text.
     pub fn has_visible_content(&self) -> bool {
-        self.has_visible_content_since(0)
+        self.has_visible_content_after(0)
     }
 
-    /// True when some content event from event `from` on has non-whitespace text.
-    pub fn has_visible_content_since(&self, from: usize) -> bool {
-        self.events.iter().skip(from).any(|event| {
-            matches!(event.kind, Kind::Content)
-                && !self.text[event.start as usize..event.end as usize]
-                    .trim()
-                    .is_empty()
-        })
+    /// True when content written after byte `offset` of the buffer (see [`text_len`](Self::text_len))
+    /// has non-whitespace text. Adjacent content is merged into one event, so this looks at bytes, not
+    /// at events.
+    pub fn has_visible_content_after(&self, offset: usize) -> bool {
+        self.events
+            .iter()
+            .rev()
+            .take_while(|event| event.end as usize > offset)
+            .any(|event| {
+                matches!(event.kind, Kind::Content)
+                    && !self.text[(event.start as usize).max(offset)..event.end as usize]
+                        .trim()
+                        .is_empty()
+            })
+    }
+
+    /// The number of text bytes written so far (a position for
+    /// [`has_visible_content_after`](Self::has_visible_content_after)).
+    pub fn text_len(&self) -> usize {
+        self.text.len()
     }
 
     fn view(&self, event: &Event) -> Delta<'_> {

@@ -1,1 +1,581 @@
-//! Behaviour tables.
+//! Behaviour tables: DESIGN.md §4's conventions and the field failures of research/painpoints.md, on
+//! DeepSeek's formats. Every row runs one-shot and under every chunking (whole, 1/2/3/5/8 characters,
+//! eight random splits, special tokens whole) and all of them must agree before the row is checked.
+
+use std::sync::Arc;
+
+use parser_core::testing::{Chunking, check_chunkings, run_chunked};
+use parser_core::{
+    Accumulator, Delta, ParseOptions, ParsedMessage, Policy, ReasoningFormat, SpecialTokens, Stage,
+    Tools, find_by_name,
+};
+use parser_deepseek::markers::SPECIAL_TOKENS;
+use rstest::rstest;
+
+/// What a row expects of one call: its name and exact argument text, or just its name when invalid.
+#[derive(Debug)]
+enum Call {
+    Valid(&'static str, &'static str),
+    Invalid(&'static str),
+}
+
+fn run(parser: &str, options: ParseOptions, output: &str) -> ParsedMessage {
+    let entry = find_by_name(parser).unwrap();
+    let options = options.with_call_id_seed(7);
+    check_chunkings(
+        &|| entry.parser(&options),
+        output,
+        &Chunking::standard(SPECIAL_TOKENS),
+    )
+    .unwrap_or_else(|why| panic!("{parser}: {why}"))
+}
+
+fn options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
+    let options = ParseOptions::new().with_enable_thinking(thinking);
+    match tail {
+        Some(tail) => options.with_prompt_tail(tail),
+        None => options,
+    }
+}
+
+fn check(message: &ParsedMessage, reasoning: Option<&str>, content: Option<&str>, calls: &[Call]) {
+    assert_eq!(
+        message.reasoning_trimmed(),
+        reasoning,
+        "reasoning of {message:#?}"
+    );
+    assert_eq!(
+        message.content_trimmed(),
+        content,
+        "content of {message:#?}"
+    );
+    assert_eq!(
+        message.tool_calls.len(),
+        calls.len(),
+        "calls of {message:#?}"
+    );
+    for (got, want) in message.tool_calls.iter().zip(calls) {
+        match want {
+            Call::Valid(name, arguments) => {
+                assert_eq!(
+                    (got.name.as_str(), got.arguments.as_str(), got.valid),
+                    (*name, *arguments, true)
+                );
+            }
+            Call::Invalid(name) => {
+                assert_eq!((got.name.as_str(), got.valid), (*name, false), "{got:?}")
+            }
+        }
+    }
+}
+
+const R1_TAIL: &str = "<｜User｜>Hi<｜Assistant｜><think>\n";
+const THINK_ON: &str = "<｜User｜>Hi<｜Assistant｜><think>";
+const THINK_OFF: &str = "<｜User｜>Hi<｜Assistant｜></think>";
+
+// Stage and reasoning split (DESIGN §3, §4.8; painpoints #7, #11–#16, #59–#60).
+#[rstest]
+#[case::r1_forced_open(
+    "deepseek-r1",
+    Some(R1_TAIL),
+    None,
+    "I think.</think>Answer.",
+    Some("I think."),
+    Some("Answer.")
+)]
+#[case::r1_default_is_reasoning(
+    "deepseek-r1",
+    None,
+    None,
+    "I think.</think>Answer.",
+    Some("I think."),
+    Some("Answer.")
+)]
+#[case::r1_redundant_opener(
+    "deepseek-r1",
+    Some(R1_TAIL),
+    None,
+    "\n<think>\nI think.</think>\n\nAnswer.",
+    Some("I think."),
+    Some("Answer.")
+)]
+#[case::r1_truncated_reasoning_stays_reasoning(
+    "deepseek-r1",
+    Some(R1_TAIL),
+    None,
+    "I was thinking about",
+    Some("I was thinking about"),
+    None
+)]
+#[case::only_first_closer_counts(
+    "deepseek-r1",
+    Some(R1_TAIL),
+    None,
+    "a</think>b</think>c",
+    Some("a"),
+    Some("b</think>c")
+)]
+#[case::v31_thinking_off_by_prompt(
+    "deepseek-v3.1",
+    Some(THINK_OFF),
+    None,
+    "Plain answer.",
+    None,
+    Some("Plain answer.")
+)]
+#[case::v31_bare_closer_with_thinking_off(
+    "deepseek-v3.1",
+    Some(THINK_OFF),
+    None,
+    "abc</think>def",
+    None,
+    Some("abc</think>def")
+)]
+#[case::v31_thinking_on_by_prompt(
+    "deepseek-v3.1",
+    Some(THINK_ON),
+    None,
+    "Hmm.</think>Yes.",
+    Some("Hmm."),
+    Some("Yes.")
+)]
+#[case::v31_prompt_beats_flag(
+    "deepseek-v3.1",
+    Some(THINK_ON),
+    Some(false),
+    "Hmm.</think>Yes.",
+    Some("Hmm."),
+    Some("Yes.")
+)]
+#[case::v31_flag_on_without_prompt(
+    "deepseek-v3.1",
+    None,
+    Some(true),
+    "Hmm.</think>Yes.",
+    Some("Hmm."),
+    Some("Yes.")
+)]
+#[case::v31_flag_off_without_prompt("deepseek-v3.1", None, Some(false), "Yes.", None, Some("Yes."))]
+#[case::v31_default_is_content("deepseek-v3.1", None, None, "Yes.", None, Some("Yes."))]
+#[case::model_opens_reasoning_itself(
+    "deepseek-v3",
+    None,
+    None,
+    "  <think>Hmm.</think>Yes.",
+    Some("Hmm."),
+    Some("Yes.")
+)]
+#[case::opener_inside_content_is_text(
+    "deepseek-v3",
+    None,
+    None,
+    "Use <think> tags.",
+    None,
+    Some("Use <think> tags.")
+)]
+#[case::empty_reasoning_is_none(
+    "deepseek-r1",
+    Some(R1_TAIL),
+    None,
+    "</think>Answer.",
+    None,
+    Some("Answer.")
+)]
+#[case::earlier_turns_do_not_count(
+    "deepseek-v3.1",
+    Some("<｜Assistant｜></think>Old.<｜end▁of▁sentence｜><｜User｜>Q<｜Assistant｜><think>"),
+    None,
+    "R</think>C",
+    Some("R"),
+    Some("C")
+)]
+#[case::eos_is_dropped(
+    "deepseek-v3.1",
+    Some(THINK_ON),
+    None,
+    "R<｜end▁of▁sentence｜></think>C<｜end▁of▁sentence｜>",
+    Some("R"),
+    Some("C")
+)]
+#[case::look_alike_markers_are_text(
+    "deepseek-v3.1",
+    None,
+    None,
+    "a < b, <｜weird｜> and <｜tool▁calls",
+    None,
+    Some("a < b, <｜weird｜> and <｜tool▁calls")
+)]
+fn reasoning_split(
+    #[case] parser: &str,
+    #[case] tail: Option<&str>,
+    #[case] thinking: Option<bool>,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+) {
+    let message = run(parser, options(tail, thinking), output);
+    check(&message, reasoning, content, &[]);
+}
+
+const V31_CALL: &str = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+
+// Calls and reasoning (DESIGN §4.8; painpoints #17–#22).
+#[rstest]
+#[case::block_ending_the_output_inside_reasoning_is_a_call(
+    &format!("Let me look it up.{V31_CALL}"), Some("Let me look it up."), None, 1)]
+#[case::block_then_end_token_is_still_a_call(
+    &format!("Let me look it up.{V31_CALL}\n<｜end▁of▁sentence｜>"), Some("Let me look it up."), None, 1)]
+#[case::block_inside_closed_reasoning_is_reasoning(
+    &format!("Maybe {V31_CALL} no.</think>Done."), Some(&format!("Maybe {V31_CALL} no.") as &str), Some("Done."), 0)]
+#[case::block_followed_by_more_reasoning_is_reasoning(
+    &format!("Maybe {V31_CALL} then more thoughts"), Some(&format!("Maybe {V31_CALL} then more thoughts") as &str), None, 0)]
+#[case::closed_reasoning_then_call(
+    &format!("Plan.</think>{V31_CALL}"), Some("Plan."), None, 1)]
+fn calls_and_reasoning(
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: usize,
+) {
+    let message = run("deepseek-v3.1", options(Some(THINK_ON), None), output);
+    let expected: Vec<Call> = (0..calls)
+        .map(|_| Call::Valid("get_weather", "{\"city\": \"Paris\"}"))
+        .collect();
+    check(&message, reasoning, content, &expected);
+}
+
+// Native calls: shapes, JSON-aware boundaries, raw arguments, degradation (DESIGN §4.3–4.6; painpoints
+// #36–#40, #46–#47, #61).
+#[rstest]
+#[case::v31_shape("deepseek-v3.1",
+    "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    Some("Sure."), vec![Call::Valid("f", "{\"a\":1}")])]
+#[case::r1_shape_with_fence("deepseek-r1",
+    "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+#[case::r1_pretty_printed_block("deepseek-v3",
+    "<｜tool▁calls▁begin｜>\n<｜tool▁call▁begin｜>\nfunction<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```\n<｜tool▁call▁end｜>\n<｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+#[case::v31_shape_under_v3_name("deepseek-v3",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"a\":1}")])]
+#[case::r1_shape_under_v31_name("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\":1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"a\":1}")])]
+#[case::unicode_and_escapes_byte_exact("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}")])]
+#[case::markers_and_braces_inside_strings("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"code\": \"}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>{\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"code\": \"}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>{\"}")])]
+#[case::key_order_and_big_numbers_kept("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}")])]
+#[case::parallel_calls_keep_order("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜>\n<｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>b<｜tool▁sep｜>{\"x\": [1, {\"y\": null}]}<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>c<｜tool▁sep｜>{\"t\": true}<｜tool▁call▁end｜>\n<｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{\"x\": [1, {\"y\": null}]}"), Call::Valid("c", "{\"t\": true}")])]
+#[case::text_around_blocks_is_content("deepseek-v3.1",
+    "Before. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> Between. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> After.",
+    Some("Before.  Between.  After."), vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+#[case::missing_call_end_before_next_call("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+#[case::bare_call_without_section("deepseek-v3.1",
+    "<｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"k\": 1}<｜tool▁call▁end｜>",
+    None, vec![Call::Valid("a", "{\"k\": 1}")])]
+#[case::truncated_arguments_stay_flagged("deepseek-v3.1",
+    "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Par",
+    Some("Checking."), vec![Call::Invalid("get_weather")])]
+#[case::committed_at_the_separator("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>",
+    None, vec![Call::Invalid("get_weather")])]
+#[case::cut_before_the_name_is_content("deepseek-v3.1",
+    "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_wea",
+    Some("Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_wea"), vec![])]
+#[case::r1_cut_inside_the_name_line_is_content("deepseek-r1",
+    "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_wea",
+    Some("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_wea"), vec![])]
+#[case::empty_section_is_content("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>",
+    Some("<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>"), vec![])]
+#[case::invalid_arguments_keep_the_other_calls("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{broken}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{\"ok\": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Invalid("a"), Call::Valid("b", "{\"ok\": 1}")])]
+#[case::raw_newline_in_a_string_is_invalid_json("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"s\": \"line\nbreak\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Invalid("a")])]
+#[case::not_function_type_is_content_for_v3("deepseek-v3",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>notfunction<｜tool▁sep｜>test\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    Some("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>notfunction<｜tool▁sep｜>test\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"), vec![])]
+#[case::other_section_spellings("deepseek-r1",
+    "</think><｜tool calls begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None, vec![Call::Valid("f", "{}")])]
+#[case::dotted_and_dashed_names("deepseek-v3.1",
+    "<｜tool▁call▁begin｜>api.search-v2<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+    None, vec![Call::Valid("api.search-v2", "{}")])]
+fn native_calls(
+    #[case] parser: &str,
+    #[case] output: &str,
+    #[case] content: Option<&str>,
+    #[case] calls: Vec<Call>,
+) {
+    let tail = if parser == "deepseek-r1" {
+        Some(R1_TAIL)
+    } else {
+        None
+    };
+    let message = run(parser, options(tail, None), output);
+    check(&message, None, content, &calls);
+}
+
+// R1's fallback shapes (ik_llama.cpp's formats 2–4), and that they never fire inside reasoning or for
+// other generations.
+#[rstest]
+#[case::tools_array("deepseek-r1",
+    "Done thinking.</think>function\n```json\n{\"tools\": [{\"name\": \"Read\", \"arguments\": {\"file_path\": \"/a.java\"}}, {\"name\": \"Edit\", \"arguments\": {\"old\": \"x\", \"new\": \"y\"}}]}\n```",
+    Some("Done thinking."), None, vec![Call::Valid("Read", "{\"file_path\": \"/a.java\"}"), Call::Valid("Edit", "{\"old\": \"x\", \"new\": \"y\"}")])]
+#[case::xml_wrapped("deepseek-r1",
+    "Plan.</think>\n<tool_call>\nfunction</think>Read\n```json\n{\"file_path\": \"/tmp/x.txt\"}\n```\n</tool_call>",
+    Some("Plan."), None, vec![Call::Valid("Read", "{\"file_path\": \"/tmp/x.txt\"}")])]
+#[case::simplified("deepseek-r1",
+    "Plan.</think>function<get_weather>\n```json\n{\"location\": \"Tokyo\"}\n```",
+    Some("Plan."), None, vec![Call::Valid("get_weather", "{\"location\": \"Tokyo\"}")])]
+#[case::fallbacks_never_inside_reasoning("deepseek-r1",
+    "I could write function<get_weather>\n```json\n{}\n```</think>No.",
+    Some("I could write function<get_weather>\n```json\n{}\n```"), Some("No."), vec![])]
+#[case::fallbacks_only_for_r1("deepseek-v3",
+    "</think>function<get_weather>\n```json\n{}\n```",
+    None, Some("function<get_weather>\n```json\n{}\n```"), vec![])]
+#[case::template_types_are_not_calls("deepseek-r1",
+    "</think>Use std::function<void()> here.",
+    None, Some("Use std::function<void()> here."), vec![])]
+#[case::json_code_block_is_not_a_tools_array("deepseek-r1",
+    "</think>function\n```json\n{\"name\": \"x\"}\n```",
+    None, Some("function\n```json\n{\"name\": \"x\"}\n```"), vec![])]
+fn r1_fallback_shapes(
+    #[case] parser: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: Vec<Call>,
+) {
+    let message = run(parser, options(Some(R1_TAIL), None), output);
+    check(&message, reasoning, content, &calls);
+}
+
+fn tools(json: serde_json::Value) -> Arc<Tools> {
+    Arc::new(Tools::from_json(&json).unwrap())
+}
+
+// DSML (V3.2/V4): append-only JSON arguments, typed by the schema (DESIGN §4.8; painpoints #29, #54–#58).
+#[rstest]
+#[case::strings_are_escaped("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"say\">\n<｜DSML｜parameter name=\"text\" string=\"true\">He said \"hi\"\nC:\\dir 北京</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    None, vec![Call::Valid("say", "{\"text\": \"He said \\\"hi\\\"\\nC:\\\\dir 北京\"}")])]
+#[case::schema_string_stays_string("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"zip\" string=\"false\">02134</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("ship", "{\"zip\": \"02134\"}")])]
+#[case::schema_integer_wins_over_string_attr("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"count\" string=\"true\">140.0</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("ship", "{\"count\": 140}")])]
+#[case::failed_coercion_keeps_raw_string("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"count\" string=\"false\">2026-01-15</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("ship", "{\"count\": \"2026-01-15\"}")])]
+#[case::undeclared_param_follows_string_attr("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"extra\" string=\"false\">[1, 2]</｜DSML｜parameter><｜DSML｜parameter name=\"note\" string=\"true\">3</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("ship", "{\"extra\": [1, 2], \"note\": \"3\"}")])]
+#[case::no_parameters_is_empty_object("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    None, vec![Call::Valid("now", "{}")])]
+#[case::direct_json_body("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\">\n{\"zip\": \"1\"}\n</｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("ship", "{\"zip\": \"1\"}")])]
+#[case::v4_block_spelling("Sure.<｜DSML｜tool_calls><｜DSML｜invoke name=\"now\"></｜DSML｜invoke></｜DSML｜tool_calls> Done.",
+    Some("Sure. Done."), vec![Call::Valid("now", "{}")])]
+#[case::truncated_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\">Hel",
+    None, vec![Call::Invalid("say")])]
+#[case::cut_inside_the_invoke_tag_is_content("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa",
+    Some("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa"), vec![])]
+#[case::markup_inside_a_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\"><｜DSML｜invoke name=\"x\"> and {\"a\"}</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    None, vec![Call::Valid("say", "{\"text\": \"<｜DSML｜invoke name=\\\"x\\\"> and {\\\"a\\\"}\"}")])]
+fn dsml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
+    let schema = tools(
+        serde_json::json!([{"type": "function", "function": {"name": "ship", "parameters": {
+        "type": "object", "properties": {"zip": {"type": "string"}, "count": {"type": "integer"}}}}}]),
+    );
+    let message = run(
+        "deepseek-v3.2",
+        ParseOptions::new().with_tools(schema),
+        output,
+    );
+    check(&message, None, content, &calls);
+}
+
+#[test]
+fn dsml_block_ending_the_output_inside_reasoning_is_a_call() {
+    let output = "Need data.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let message = run("deepseek-v3.2", options(Some(THINK_ON), None), output);
+    check(
+        &message,
+        Some("Need data."),
+        None,
+        &[Call::Valid("now", "{}")],
+    );
+}
+
+// FastDeploy's strict rule set, as a policy (DeepSeek RFC §3.2.3–3.2.5).
+#[rstest]
+#[case::whitespace_before_the_call_is_fine(
+    "R</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None,
+    1
+)]
+#[case::text_before_the_call_makes_it_content(
+    "R</think>EFG\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    Some(
+        "EFG\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    0
+)]
+#[case::text_between_calls_stops_call_parsing(
+    "R</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>\nXYZ\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    Some(
+        "XYZ\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    1
+)]
+fn strict_tool_position_policy(
+    #[case] output: &str,
+    #[case] content: Option<&str>,
+    #[case] calls: usize,
+) {
+    let strict = options(Some(THINK_ON), None).with_policy(Policy {
+        strict_tool_position: true,
+    });
+    let message = run("deepseek-v3.1", strict, output);
+    assert_eq!(message.reasoning_trimmed(), Some("R"));
+    assert_eq!(message.content_trimmed(), content);
+    assert_eq!(message.tool_calls.len(), calls);
+}
+
+// `reasoning_format: none`: reasoning stays inline in content, markers included; calls are still calls.
+#[rstest]
+#[case("<think>Hmm.</think>Yes.", "<think>Hmm.</think>Yes.", 0)]
+#[case(&format!("Hmm.</think>{V31_CALL}"), "Hmm.</think>", 1)]
+#[case(&format!("Hmm. {V31_CALL}"), "Hmm.", 1)]
+fn inline_reasoning(#[case] output: &str, #[case] content: &str, #[case] calls: usize) {
+    let inline = options(Some(THINK_ON), None).with_reasoning_format(ReasoningFormat::Inline);
+    let message = run("deepseek-v3.1", inline, output);
+    assert_eq!(message.reasoning, None);
+    assert_eq!(message.content_trimmed(), Some(content));
+    assert_eq!(message.tool_calls.len(), calls);
+}
+
+#[test]
+fn stage_from_prompt_token_ids() {
+    let table = Arc::new(SpecialTokens::from_pairs([
+        (128798, "<think>"),
+        (128799, "</think>"),
+        (128804, "<｜Assistant｜>"),
+    ]));
+    let entry = find_by_name("deepseek-v3.1").unwrap();
+    let on = ParseOptions::new().with_prompt_token_ids(vec![5, 128804, 128798], table.clone());
+    assert_eq!(entry.parser(&on).stage(), Stage::Reasoning);
+    let off = ParseOptions::new().with_prompt_token_ids(vec![5, 128804, 128799], table);
+    assert_eq!(entry.parser(&off).stage(), Stage::Content);
+}
+
+/// Streams `output` one character at a time and returns the events.
+fn events(parser: &str, options: &ParseOptions, output: &str) -> Vec<String> {
+    let entry = find_by_name(parser).unwrap();
+    let mut parser = entry.parser(options);
+    let mut seen = Vec::new();
+    let mut record = |deltas: &parser_core::Deltas| {
+        for delta in deltas.iter() {
+            seen.push(match delta {
+                Delta::Reasoning(t) => format!("R:{t}"),
+                Delta::Content(t) => format!("C:{t}"),
+                Delta::ToolCallStart { index, name, .. } => format!("S{index}:{name}"),
+                Delta::ToolCallArguments { index, fragment } => format!("A{index}:{fragment}"),
+                Delta::ToolCallEnd { index, valid } => format!("E{index}:{valid}"),
+            });
+        }
+    };
+    for (at, c) in output.char_indices() {
+        record(parser.push(&output[at..at + c.len_utf8()]));
+    }
+    record(parser.finish());
+    seen
+}
+
+// Arguments stream as they arrive: with one character per delta, a long argument comes in many
+// fragments, not in one piece at the end (painpoints #29, #66); and each call starts and ends once.
+#[rstest]
+#[case(
+    "deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>{\"content\": \"0123456789012345678901234567890123456789\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+)]
+#[case(
+    "deepseek-v3.2",
+    "<｜DSML｜function_calls><｜DSML｜invoke name=\"write\"><｜DSML｜parameter name=\"content\" string=\"true\">0123456789012345678901234567890123456789</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"
+)]
+fn arguments_stream_as_they_arrive(#[case] parser: &str, #[case] output: &str) {
+    let seen = events(parser, &ParseOptions::new(), output);
+    let fragments = seen.iter().filter(|e| e.starts_with("A0:")).count();
+    assert!(
+        fragments >= 40,
+        "only {fragments} argument fragments: {seen:?}"
+    );
+    assert_eq!(seen.iter().filter(|e| e.starts_with("S0:")).count(), 1);
+    assert_eq!(seen.iter().filter(|e| e.starts_with("E0:")).count(), 1);
+    assert!(seen.last().is_some_and(|e| e == "E0:true"), "{seen:?}");
+}
+
+// No fragment of a marker ever reaches content or reasoning, at any split (painpoints #4–#6, #23–#26).
+#[test]
+fn split_markers_never_leak() {
+    let output = format!("Thinking hard.</think>Here.{V31_CALL}<｜end▁of▁sentence｜>");
+    let entry = find_by_name("deepseek-v3.1").unwrap();
+    let options = options(Some(THINK_ON), None).with_call_id_seed(1);
+    for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
+        for cut2 in [cut, (cut + 7).min(output.len())] {
+            if !output.is_char_boundary(cut2) {
+                continue;
+            }
+            let mut parser = entry.parser(&options);
+            let mut acc = Accumulator::new();
+            acc.extend(parser.push(&output[..cut]));
+            acc.extend(parser.push(&output[cut..cut2]));
+            acc.extend(parser.push(&output[cut2..]));
+            acc.extend(parser.finish());
+            let message = acc.into_message();
+            assert_eq!(
+                message.reasoning.as_deref(),
+                Some("Thinking hard."),
+                "cut {cut}"
+            );
+            assert_eq!(message.content.as_deref(), Some("Here."), "cut {cut}");
+            assert_eq!(message.tool_calls.len(), 1, "cut {cut}");
+        }
+    }
+}
+
+#[test]
+fn pushes_after_finish_do_nothing() {
+    let entry = find_by_name("deepseek-v3.1").unwrap();
+    let mut parser = entry.parser(&ParseOptions::new());
+    parser.push("Hello <");
+    // The `<` could have started a marker: it is held until the end.
+    assert!(!parser.finish().is_empty());
+    assert!(parser.push("more").is_empty());
+    assert!(parser.finish().is_empty());
+}
+
+#[test]
+fn generated_ids_are_stable_within_a_request_and_differ_across_requests() {
+    let output = format!("{V31_CALL}");
+    let entry = find_by_name("deepseek-v3.1").unwrap();
+    let a = entry.parser(&ParseOptions::new()).parse(&output);
+    let b = entry.parser(&ParseOptions::new()).parse(&output);
+    assert!(a.tool_calls[0].id.starts_with("call_"));
+    assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id);
+    let seeded = ParseOptions::new().with_call_id_seed(3);
+    let chunked = run_chunked(&|| entry.parser(&seeded), &output, Chunking::Chars(1));
+    assert_eq!(
+        chunked.tool_calls[0].id,
+        entry.parser(&seeded).parse(&output).tool_calls[0].id
+    );
+}
