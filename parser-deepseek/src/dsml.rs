@@ -522,15 +522,16 @@ fn tag<'t>(text: &'t str, opener: &str, eof: bool) -> Tag<'t> {
     if !after.is_empty() && !after.starts_with(|c: char| c.is_whitespace() || c == '>') {
         return Tag::Not;
     }
-    let Some(close) = after.find('>') else {
-        let plausible = after.len() <= HEAD_LIMIT && !after.contains('<');
-        return if eof || !plausible {
-            Tag::Not
-        } else {
-            Tag::NeedMore
-        };
+    // Decided on the text seen so far only, so that every chunking decides alike: a `<` before the
+    // closing `>`, or a tag longer than the limit, is not a tag.
+    let close = after.find('>');
+    let attrs = &after[..close.unwrap_or(after.len())];
+    if attrs.contains('<') || attrs.len() > HEAD_LIMIT {
+        return Tag::Not;
+    }
+    let Some(close) = close else {
+        return if eof { Tag::Not } else { Tag::NeedMore };
     };
-    let attrs = &after[..close];
     let mut name = None;
     let mut string = None;
     let mut rest = attrs.trim_start();

@@ -545,14 +545,19 @@ fn name_line(text: &str, eof: bool) -> Head<'_> {
 }
 
 /// `<tool_call>` whitespace `function</think>` NAME (to the end of its line or a fence).
+///
+/// Like every head here, it is decided on the text seen so far only (whitespace is bounded), so that
+/// every chunking decides alike.
 fn xml_wrapped_head(text: &str, eof: bool) -> Head<'_> {
     let after = &text[XML_WRAPPED_OPEN.len()..];
     let ws = leading_ws(after);
+    if ws > HEAD_LIMIT {
+        return Head::NotACall;
+    }
     let body = &after[ws..];
     if !body.starts_with(XML_WRAPPED_TYPE) {
         return match literal_at(body, &[XML_WRAPPED_TYPE], eof) {
             Literal::Partial => Head::NeedMore,
-            _ if body.is_empty() && !eof && ws <= HEAD_LIMIT => Head::NeedMore,
             _ => Head::NotACall,
         };
     }
@@ -583,37 +588,41 @@ fn simplified_head(text: &str, eof: bool) -> Head<'_> {
     }
     let tail = &after[close + 1..];
     let ws = leading_ws(tail);
+    if ws > HEAD_LIMIT {
+        return Head::NotACall;
+    }
     match literal_at(&tail[ws..], &["```json", FENCE], eof) {
         Literal::Whole(fence) => Head::Call {
             name,
             args_at: SIMPLIFIED_OPEN.len() + close + 1 + ws + fence,
         },
         Literal::Partial => Head::NeedMore,
-        Literal::No if tail[ws..].is_empty() && !eof && ws <= HEAD_LIMIT => Head::NeedMore,
         Literal::No => Head::NotACall,
     }
 }
 
 /// After the tools-array opener: `Some(true)` once `{"tools"` is there, `Some(false)` when it cannot be,
-/// `None` while undecided.
+/// `None` while undecided. Whitespace is bounded so that every chunking decides alike.
 fn tools_array_head(text: &str, eof: bool) -> Option<bool> {
+    const KEY: &str = "\"tools\"";
     let after = &text[TOOLS_ARRAY_OPEN.len()..];
     let mut rest = after.trim_start();
+    if after.len() - rest.len() > HEAD_LIMIT {
+        return Some(false);
+    }
     if rest.is_empty() {
-        return if eof || after.len() > HEAD_LIMIT {
-            Some(false)
-        } else {
-            None
-        };
+        return if eof { Some(false) } else { None };
     }
     if !rest.starts_with('{') {
         return Some(false);
     }
     rest = rest[1..].trim_start();
-    const KEY: &str = "\"tools\"";
+    if after.len() - rest.len() > HEAD_LIMIT {
+        return Some(false);
+    }
     if rest.starts_with(KEY) {
         Some(true)
-    } else if !eof && rest.len() < KEY.len() && KEY.starts_with(rest) && after.len() <= HEAD_LIMIT {
+    } else if !eof && rest.len() < KEY.len() && KEY.starts_with(rest) {
         None
     } else {
         Some(false)
