@@ -1,0 +1,482 @@
+//! Command-line arguments: a small hand-written parser, and the usage text.
+//!
+//! Flags take their value either as the next argument (`--model NAME`) or inline (`--model=NAME`). A lone
+//! `-` is the standard input, and `--` ends the flags. A flag given twice is an error, as is a flag that
+//! does not apply to the chosen mode, so that nothing the user typed is silently ignored.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use parser_auto::{ReasoningFormat, Stage};
+
+/// The usage text printed by `--help`.
+pub const HELP: &str = "\
+llm-parse: split raw LLM output into reasoning, content and tool calls.
+
+It reads the text a model generated (special tokens included), picks the parser for the
+model family, and prints the parsed message as JSON:
+  {\"reasoning\": ..., \"content\": ..., \"tool_calls\": [{\"id\", \"name\", \"arguments\", \"valid\"}]}
+A call's arguments are printed as JSON when valid; a call whose arguments are broken or cut
+off keeps the raw text as a string, with \"valid\": false.
+
+USAGE:
+  llm-parse                                  parse the built-in sample of every parser and show it
+  llm-parse --model MODEL [OPTIONS] [FILE|-] parse FILE (or stdin) with the parser for MODEL
+  llm-parse --parser NAME [OPTIONS] [FILE|-] ... with a parser picked by name (see --list)
+  llm-parse --batch CASES.jsonl [--chunk ..] one JSON result line per test case
+  llm-parse --list                           the registered parsers, their aliases and models
+
+CHOOSING THE PARSER:
+  --model MODEL           a model id, e.g. deepseek-ai/DeepSeek-R1 or unsloth/DeepSeek-V3.1-GGUF
+                          (organisation prefixes and -GGUF/-AWQ/-FP8... suffixes are ignored)
+  --parser NAME           a parser name or alias, e.g. deepseek-r1, deepseek_v31 (wins over --model)
+  --template FILE         the model's Jinja chat template, for models no parser knows
+                          (template analysis is not available yet: this fails unless
+                          --model or --parser also names a registered parser)
+
+DESCRIBING THE REQUEST:
+  --prompt-tail TEXT      the end of the rendered prompt, e.g. '<｜Assistant｜><think>';
+                          it tells whether the output starts inside reasoning
+                          (use $'...' in bash to pass newlines: $'<think>\\n')
+  --thinking on|off       the request's enable_thinking switch
+  --stage reasoning|content
+                          force where the output starts (overrides detection)
+  --tools FILE            the request's tools: an OpenAI tools JSON array
+                          (or an object with a \"tools\" array, such as a request body)
+  --reasoning-format none|extract
+                          none keeps reasoning inline in the content, markers included
+                          (llama.cpp's default); extract (the default) splits it out
+  --strict                FastDeploy's rule: once answer text has been written,
+                          later tool-call markup is content
+
+STREAMING:
+  --stream                print every streaming delta as a JSON line as it is produced,
+                          then {\"final\": MESSAGE}; the input is fed 4 characters at a time
+                          unless --chunk says otherwise
+  --chunk N|random:SEED   feed the parser N characters at a time, or random pieces of
+                          1 to 12 characters from SEED, and print the accumulated message
+                          (it must equal the one-shot result)
+
+BATCH (conformance runs):
+  --batch FILE.jsonl|-    read test cases in the corpus format (corpus/VECTOR_FORMAT.md; the
+                          \"expected\" field is ignored) and write one line per case:
+                          {\"id\", \"reasoning\", \"content\", \"tool_calls\", \"error\"}.
+                          A bad line or an unknown model sets \"error\" for that case only.
+                          Works with --chunk and --strict.
+  --templates DIR         where the cases' \"template\" files live (for now only checked,
+                          since template analysis is not available yet)
+
+OTHER:
+  --list                  list the registered parsers
+  -h, --help              this text
+  -V, --version           the version
+
+EXAMPLES:
+  llm-parse
+  llm-parse --list
+  llm-parse --model deepseek-ai/DeepSeek-R1 output.txt
+  printf 'Hmm.</think>Hi!' | llm-parse --model deepseek-ai/DeepSeek-R1
+  llm-parse --model deepseek-ai/DeepSeek-V3.1 --prompt-tail '<｜Assistant｜><think>' out.txt
+  llm-parse --parser deepseek_v31 --tools tools.json --stream --chunk 3 out.txt
+  llm-parse --batch corpus/vllm/deepseek_v31.jsonl --chunk random:7
+
+Generated call ids come from a fixed seed: the same input always gives the same output.
+Errors go to stderr, prefixed 'llm-parse: error:', with exit code 2.
+";
+
+/// How the input is cut into pieces for the streaming path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// Pieces of this many characters (at least 1).
+    Fixed(usize),
+    /// Pieces of 1 to 12 characters, from a xorshift generator with this seed.
+    Random(u64),
+}
+
+/// Where the model output is read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The standard input.
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+/// Parsing one output: which parser, what the request said, and how to drive it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunArgs {
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--parser`.
+    pub parser: Option<String>,
+    /// `--template`.
+    pub template: Option<PathBuf>,
+    /// `--prompt-tail`.
+    pub prompt_tail: Option<String>,
+    /// `--thinking`.
+    pub thinking: Option<bool>,
+    /// `--tools`.
+    pub tools: Option<PathBuf>,
+    /// `--reasoning-format`.
+    pub reasoning_format: ReasoningFormat,
+    /// `--strict`.
+    pub strict: bool,
+    /// `--stage`.
+    pub stage: Option<Stage>,
+    /// `--stream`.
+    pub stream: bool,
+    /// `--chunk`.
+    pub chunk: Option<Chunking>,
+    /// The positional FILE, or stdin.
+    pub input: Input,
+}
+
+/// Running a file of test cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchArgs {
+    /// The cases (`-` is stdin).
+    pub file: Input,
+    /// `--chunk`: drive the streaming path.
+    pub chunk: Option<Chunking>,
+    /// `--templates`: where the cases' templates live.
+    pub templates: Option<PathBuf>,
+    /// `--strict`, for every case.
+    pub strict: bool,
+}
+
+/// What the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// No arguments: show every parser on its sample.
+    Samples,
+    /// `--help`.
+    Help,
+    /// `--version`.
+    Version,
+    /// `--list`.
+    List,
+    /// Parse one output.
+    Run(RunArgs),
+    /// `--batch`.
+    Batch(BatchArgs),
+}
+
+/// Every flag as typed, before the mode is decided.
+#[derive(Default)]
+struct Raw {
+    help: bool,
+    version: bool,
+    list: bool,
+    strict: bool,
+    stream: bool,
+    model: Option<String>,
+    parser: Option<String>,
+    template: Option<String>,
+    templates: Option<String>,
+    prompt_tail: Option<String>,
+    thinking: Option<String>,
+    tools: Option<String>,
+    reasoning_format: Option<String>,
+    stage: Option<String>,
+    chunk: Option<String>,
+    batch: Option<String>,
+    positional: Vec<String>,
+}
+
+/// Parses the arguments (without the program name).
+pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
+    if args.is_empty() {
+        return Ok(Command::Samples);
+    }
+    let mut strings = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.into_string() {
+            Ok(arg) => strings.push(arg),
+            Err(arg) => return Err(format!("argument {arg:?} is not valid UTF-8")),
+        }
+    }
+    let raw = read_flags(strings)?;
+    if raw.help {
+        return Ok(Command::Help);
+    }
+    if raw.version {
+        return Ok(Command::Version);
+    }
+    if raw.list {
+        return Ok(Command::List);
+    }
+    match raw.batch.clone() {
+        Some(file) => batch_command(raw, file),
+        None => run_command(raw),
+    }
+}
+
+/// Sorts the arguments into flags and positionals.
+fn read_flags(args: Vec<String>) -> Result<Raw, String> {
+    let mut raw = Raw::default();
+    let mut args = args.into_iter();
+    let mut flags_ended = false;
+    while let Some(arg) = args.next() {
+        if flags_ended || arg == "-" || !arg.starts_with('-') {
+            raw.positional.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            flags_ended = true;
+            continue;
+        }
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg, None),
+        };
+        let switch = match flag.as_str() {
+            "-h" | "--help" => Some(&mut raw.help),
+            "-V" | "--version" => Some(&mut raw.version),
+            "--list" => Some(&mut raw.list),
+            "--strict" => Some(&mut raw.strict),
+            "--stream" => Some(&mut raw.stream),
+            _ => None,
+        };
+        if let Some(switch) = switch {
+            if inline.is_some() {
+                return Err(format!("`{flag}` takes no value"));
+            }
+            *switch = true;
+            continue;
+        }
+        let slot = match flag.as_str() {
+            "--model" => &mut raw.model,
+            "--parser" => &mut raw.parser,
+            "--template" => &mut raw.template,
+            "--templates" => &mut raw.templates,
+            "--prompt-tail" => &mut raw.prompt_tail,
+            "--thinking" => &mut raw.thinking,
+            "--tools" => &mut raw.tools,
+            "--reasoning-format" => &mut raw.reasoning_format,
+            "--stage" => &mut raw.stage,
+            "--chunk" => &mut raw.chunk,
+            "--batch" => &mut raw.batch,
+            _ => return Err(format!("unknown flag `{flag}` (see `llm-parse --help`)")),
+        };
+        if slot.is_some() {
+            return Err(format!("`{flag}` is given twice"));
+        }
+        let value = match inline {
+            Some(value) => value,
+            // A prompt tail is free text; any other value that looks like a flag means the value is missing.
+            None => match args.next() {
+                Some(value) if flag == "--prompt-tail" || !value.starts_with("--") => value,
+                _ => return Err(format!("`{flag}` needs a value (see `llm-parse --help`)")),
+            },
+        };
+        *slot = Some(value);
+    }
+    Ok(raw)
+}
+
+fn batch_command(raw: Raw, file: String) -> Result<Command, String> {
+    let not_for_batch = [
+        ("--model", raw.model.is_some()),
+        ("--parser", raw.parser.is_some()),
+        ("--template", raw.template.is_some()),
+        ("--prompt-tail", raw.prompt_tail.is_some()),
+        ("--thinking", raw.thinking.is_some()),
+        ("--tools", raw.tools.is_some()),
+        ("--reasoning-format", raw.reasoning_format.is_some()),
+        ("--stage", raw.stage.is_some()),
+        ("--stream", raw.stream),
+    ];
+    if let Some((flag, _)) = not_for_batch.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "`{flag}` does not apply to --batch: each case carries its own request fields"
+        ));
+    }
+    if let Some(extra) = raw.positional.first() {
+        return Err(format!("unexpected argument `{extra}` with --batch"));
+    }
+    Ok(Command::Batch(BatchArgs {
+        file: input_from(&file),
+        chunk: raw.chunk.as_deref().map(parse_chunk).transpose()?,
+        templates: raw.templates.map(PathBuf::from),
+        strict: raw.strict,
+    }))
+}
+
+fn run_command(raw: Raw) -> Result<Command, String> {
+    if raw.model.is_none() && raw.parser.is_none() && raw.template.is_none() {
+        return Err(
+            "say which parser to use: --model MODEL, --parser NAME or --template FILE (see `llm-parse --help`)"
+                .to_owned(),
+        );
+    }
+    if raw.templates.is_some() {
+        return Err("`--templates` only applies to --batch; use --template FILE".to_owned());
+    }
+    if raw.positional.len() > 1 {
+        return Err(format!(
+            "one input at a time: got `{}` and `{}`",
+            raw.positional[0], raw.positional[1]
+        ));
+    }
+    Ok(Command::Run(RunArgs {
+        model: raw.model,
+        parser: raw.parser,
+        template: raw.template.map(PathBuf::from),
+        prompt_tail: raw.prompt_tail,
+        thinking: raw.thinking.as_deref().map(parse_thinking).transpose()?,
+        tools: raw.tools.map(PathBuf::from),
+        reasoning_format: match raw.reasoning_format.as_deref() {
+            None => ReasoningFormat::Extract,
+            Some(value) => parse_reasoning_format(value)?,
+        },
+        strict: raw.strict,
+        stage: raw.stage.as_deref().map(parse_stage).transpose()?,
+        stream: raw.stream,
+        chunk: raw.chunk.as_deref().map(parse_chunk).transpose()?,
+        input: raw
+            .positional
+            .first()
+            .map_or(Input::Stdin, |file| input_from(file)),
+    }))
+}
+
+fn input_from(name: &str) -> Input {
+    if name == "-" {
+        Input::Stdin
+    } else {
+        Input::File(PathBuf::from(name))
+    }
+}
+
+fn parse_thinking(value: &str) -> Result<bool, String> {
+    match value {
+        "on" | "true" => Ok(true),
+        "off" | "false" => Ok(false),
+        _ => Err(format!("`--thinking` is `on` or `off`, not `{value}`")),
+    }
+}
+
+fn parse_reasoning_format(value: &str) -> Result<ReasoningFormat, String> {
+    match value {
+        "none" => Ok(ReasoningFormat::Inline),
+        "extract" => Ok(ReasoningFormat::Extract),
+        _ => Err(format!(
+            "`--reasoning-format` is `none` or `extract`, not `{value}`"
+        )),
+    }
+}
+
+fn parse_stage(value: &str) -> Result<Stage, String> {
+    match value {
+        "reasoning" => Ok(Stage::Reasoning),
+        "content" => Ok(Stage::Content),
+        _ => Err(format!(
+            "`--stage` is `reasoning` or `content`, not `{value}`"
+        )),
+    }
+}
+
+/// `N` (a positive number of characters) or `random:SEED`.
+fn parse_chunk(value: &str) -> Result<Chunking, String> {
+    let bad = || {
+        format!("`--chunk` is a number of characters (1 or more) or `random:SEED`, not `{value}`")
+    };
+    match value.strip_prefix("random:") {
+        Some(seed) => seed.parse::<u64>().map(Chunking::Random).map_err(|_| bad()),
+        None => match value.parse::<usize>() {
+            Ok(size) if size > 0 => Ok(Chunking::Fixed(size)),
+            _ => Err(bad()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_strs(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(OsString::from).collect())
+    }
+
+    #[test]
+    fn no_arguments_is_samples() {
+        assert_eq!(parse_strs(&[]), Ok(Command::Samples));
+    }
+
+    #[test]
+    fn a_run_with_every_flag() {
+        let Ok(Command::Run(run)) = parse_strs(&[
+            "--model",
+            "deepseek-ai/DeepSeek-R1",
+            "--prompt-tail=<think>",
+            "--thinking",
+            "off",
+            "--strict",
+            "--stage",
+            "reasoning",
+            "--reasoning-format",
+            "none",
+            "--chunk",
+            "random:7",
+            "out.txt",
+        ]) else {
+            panic!("not a run");
+        };
+        assert_eq!(run.model.as_deref(), Some("deepseek-ai/DeepSeek-R1"));
+        assert_eq!(run.prompt_tail.as_deref(), Some("<think>"));
+        assert_eq!(run.thinking, Some(false));
+        assert!(run.strict);
+        assert_eq!(run.stage, Some(Stage::Reasoning));
+        assert_eq!(run.reasoning_format, ReasoningFormat::Inline);
+        assert_eq!(run.chunk, Some(Chunking::Random(7)));
+        assert_eq!(run.input, Input::File(PathBuf::from("out.txt")));
+    }
+
+    #[test]
+    fn a_prompt_tail_may_look_like_a_flag() {
+        let Ok(Command::Run(run)) = parse_strs(&["--parser", "x", "--prompt-tail", "--x"]) else {
+            panic!("not a run");
+        };
+        assert_eq!(run.prompt_tail.as_deref(), Some("--x"));
+        assert_eq!(run.input, Input::Stdin);
+    }
+
+    #[test]
+    fn mistakes_are_errors() {
+        for args in [
+            &["--model"][..],
+            &["--model", "--stream"],
+            &["--bogus"],
+            &["--model", "a", "--model", "b"],
+            &["--model", "a", "--chunk", "0"],
+            &["--model", "a", "--chunk", "random:x"],
+            &["--model", "a", "--thinking", "maybe"],
+            &["--model", "a", "--stream=yes"],
+            &["--model", "a", "one", "two"],
+            &["--batch", "cases.jsonl", "--model", "a"],
+            &["--batch", "cases.jsonl", "extra"],
+            &["--model", "a", "--templates", "dir"],
+            &["file.txt"],
+        ] {
+            assert!(parse_strs(args).is_err(), "{args:?} should be an error");
+        }
+    }
+
+    #[test]
+    fn batch_and_info_flags() {
+        assert_eq!(parse_strs(&["--list"]), Ok(Command::List));
+        assert_eq!(parse_strs(&["--model", "a", "-h"]), Ok(Command::Help));
+        assert_eq!(parse_strs(&["-V"]), Ok(Command::Version));
+        assert_eq!(
+            parse_strs(&["--batch", "-", "--chunk", "3", "--strict"]),
+            Ok(Command::Batch(BatchArgs {
+                file: Input::Stdin,
+                chunk: Some(Chunking::Fixed(3)),
+                templates: None,
+                strict: true,
+            }))
+        );
+    }
+}

@@ -1,0 +1,553 @@
+//! What each command does: the samples tour, the registry table, one parse (one-shot, chunked or
+//! streamed) and batch runs over a corpus file.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use parser_auto::{
+    Accumulator, Deltas, ParseOptions, ParsedMessage, Parser, ReasoningFormat, Tools,
+};
+use serde_json::Value;
+
+use crate::Failure;
+use crate::args::{BatchArgs, Chunking, Command, HELP, Input, RunArgs};
+use crate::output::{Json, delta_json, message_fields, message_json};
+
+/// The seed of generated call ids in every mode, so that the same input always prints the same output
+/// (and one-shot, chunked and streamed runs can be compared byte for byte).
+const FIXED_CALL_ID_SEED: u64 = 0x5eed;
+
+/// The piece size of `--stream` when no `--chunk` is given.
+const DEFAULT_STREAM_CHUNK: usize = 4;
+
+/// Runs `command`, writing its results to `out`.
+pub fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
+    match command {
+        Command::Samples => samples(out),
+        Command::Help => Ok(out.write_all(HELP.as_bytes())?),
+        Command::Version => Ok(writeln!(
+            out,
+            "llm-parse {} (families: {})",
+            env!("CARGO_PKG_VERSION"),
+            parser_auto::enabled_families().join(", ")
+        )?),
+        Command::List => list(out),
+        Command::Run(args) => run_one(&args, out),
+        Command::Batch(args) => batch(&args, out),
+    }
+}
+
+/// No arguments: every registered parser on its built-in sample. Never reads stdin.
+fn samples(out: &mut dyn Write) -> Result<(), Failure> {
+    let entries = parser_auto::entries();
+    writeln!(
+        out,
+        "llm-parse {}: each registered parser on a sample of its format.",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(
+        out,
+        "Parse your own output with `llm-parse --model MODEL FILE`; see `llm-parse --help`."
+    )?;
+    if entries.is_empty() {
+        writeln!(
+            out,
+            "\nNo parsers are registered: this build has no model family enabled."
+        )?;
+        return Ok(());
+    }
+    for entry in entries {
+        let mut options = ParseOptions::new().with_call_id_seed(FIXED_CALL_ID_SEED);
+        if !entry.sample_prompt_tail.is_empty() {
+            options = options.with_prompt_tail(entry.sample_prompt_tail);
+        }
+        let message = entry.parser(&options).parse(entry.sample);
+
+        writeln!(out)?;
+        writeln!(out, "=== {} (family {}) ===", entry.name, entry.family)?;
+        writeln!(out, "{}", entry.summary)?;
+        if !entry.sample_prompt_tail.is_empty() {
+            writeln!(
+                out,
+                "prompt tail: {}",
+                Json::string(entry.sample_prompt_tail).compact()
+            )?;
+        }
+        writeln!(out, "model output:")?;
+        for line in entry.sample.lines() {
+            if line.is_empty() {
+                writeln!(out)?;
+            } else {
+                writeln!(out, "    {line}")?;
+            }
+        }
+        writeln!(out, "parsed:")?;
+        writeln!(out, "{}", message_json(&message).pretty())?;
+    }
+    Ok(())
+}
+
+/// `--list`: the registry as an aligned table.
+fn list(out: &mut dyn Write) -> Result<(), Failure> {
+    let mut rows: Vec<[String; 5]> =
+        vec![["FAMILY", "PARSER", "ALIASES", "MODELS", "SUMMARY"].map(str::to_owned)];
+    let joined = |names: &[&str]| {
+        if names.is_empty() {
+            "-".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    for entry in parser_auto::entries() {
+        rows.push([
+            entry.family.to_owned(),
+            entry.name.to_owned(),
+            joined(entry.aliases),
+            joined(entry.models),
+            entry.summary.to_owned(),
+        ]);
+    }
+    let mut widths = [0usize; 5];
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in &rows {
+        let mut line = String::new();
+        for (column, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if column + 1 < row.len() {
+                let pad = widths[column] - cell.chars().count() + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    if rows.len() == 1 {
+        writeln!(
+            out,
+            "(no parsers are registered: this build has no model family enabled)"
+        )?;
+    }
+    Ok(())
+}
+
+/// Parses one output: one-shot, chunked (`--chunk`) or streamed (`--stream`).
+fn run_one(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let options = run_options(args)?;
+    // Pick the parser before reading stdin, so that a wrong model fails at once.
+    let parser = resolve(args, &options)?;
+    let text = read_text(&args.input, "input")?;
+
+    if args.stream {
+        let chunking = args.chunk.unwrap_or(Chunking::Fixed(DEFAULT_STREAM_CHUNK));
+        let message = drive(parser, &text, chunking, |deltas| {
+            for delta in deltas.iter() {
+                if let Some(json) = delta_json(delta) {
+                    writeln!(out, "{}", json.compact())?;
+                }
+            }
+            // Show each push's deltas as they are produced.
+            out.flush().map_err(Failure::from)
+        })?;
+        let last = Json::Object(vec![("final", message_json(&message))]);
+        writeln!(out, "{}", last.compact())?;
+        return Ok(());
+    }
+
+    let message = match args.chunk {
+        Some(chunking) => drive(parser, &text, chunking, |_| Ok::<(), Failure>(()))?,
+        None => parser.parse(&text),
+    };
+    writeln!(out, "{}", message_json(&message).compact())?;
+    Ok(())
+}
+
+/// The request options the flags describe; reads the `--tools` file.
+fn run_options(args: &RunArgs) -> Result<ParseOptions, Failure> {
+    let mut options = ParseOptions::new().with_call_id_seed(FIXED_CALL_ID_SEED);
+    options.prompt_tail = args.prompt_tail.clone();
+    options.enable_thinking = args.thinking;
+    options.stage = args.stage;
+    options.reasoning_format = args.reasoning_format;
+    options.policy.strict_tool_position = args.strict;
+    if let Some(path) = &args.tools {
+        options.tools = Some(Arc::new(read_tools(path)?));
+    }
+    Ok(options)
+}
+
+/// Reads an OpenAI tools array, or an object with a `tools` array (such as a whole request body).
+fn read_tools(path: &Path) -> Result<Tools, Failure> {
+    let text = read_text(&Input::File(path.to_owned()), "tools file")?;
+    let value: Value = serde_json::from_str(&text).map_err(|error| {
+        Failure::msg(format!(
+            "tools file `{}` is not valid JSON: {error}",
+            path.display()
+        ))
+    })?;
+    let tools = match value.get("tools") {
+        Some(tools) if value.is_object() => tools,
+        _ => &value,
+    };
+    Tools::from_json(tools)
+        .map_err(|error| Failure::msg(format!("tools file `{}`: {error}", path.display())))
+}
+
+/// The parser the flags name: `--parser` first, then `--model`, then `--template`.
+fn resolve(args: &RunArgs, options: &ParseOptions) -> Result<Parser, Failure> {
+    if let Some(name) = &args.parser {
+        return parser_auto::by_name(name, options)
+            .map_err(|error| Failure::msg(error.to_string()));
+    }
+    let unknown_model = match &args.model {
+        Some(model) => match parser_auto::for_model(model, options) {
+            Ok(parser) => return Ok(parser),
+            Err(error) => Some(error.to_string()),
+        },
+        None => None,
+    };
+    match &args.template {
+        Some(path) => {
+            // Say so if the file cannot be read at all; otherwise the missing analyzer is the problem.
+            read_text(&Input::File(path.clone()), "template")?;
+            let prefix = match &args.model {
+                Some(model) => format!("no registered parser knows model `{model}`, and "),
+                None => String::new(),
+            };
+            Err(Failure::msg(format!(
+                "{prefix}template analysis (--template `{}`) is not available yet; pass --parser NAME \
+                 or a --model that a registered parser knows (see `llm-parse --list`)",
+                path.display()
+            )))
+        }
+        None => Err(Failure::msg(unknown_model.unwrap_or_else(|| {
+            "no parser selected (see `llm-parse --help`)".to_owned()
+        }))),
+    }
+}
+
+/// Reads a whole UTF-8 text from a file or stdin. `what` names it in error messages.
+fn read_text(input: &Input, what: &str) -> Result<String, Failure> {
+    let bytes = match input {
+        Input::File(path) => std::fs::read(path).map_err(|error| {
+            Failure::msg(format!("cannot read {what} `{}`: {error}", path.display()))
+        })?,
+        Input::Stdin => {
+            let mut stdin = io::stdin();
+            if stdin.is_terminal() {
+                let _ = writeln!(
+                    io::stderr(),
+                    "llm-parse: reading the {what} from the terminal; end it with Ctrl-D (or see --help)"
+                );
+            }
+            let mut bytes = Vec::new();
+            stdin.read_to_end(&mut bytes).map_err(|error| {
+                Failure::msg(format!("cannot read the {what} from stdin: {error}"))
+            })?;
+            bytes
+        }
+    };
+    String::from_utf8(bytes).map_err(|error| {
+        let place = match input {
+            Input::File(path) => format!("`{}`", path.display()),
+            Input::Stdin => "stdin".to_owned(),
+        };
+        Failure::msg(format!(
+            "the {what} in {place} is not valid UTF-8 ({error})"
+        ))
+    })
+}
+
+/// Drives the streaming path: pushes `text` piece by piece, hands every push's deltas (and those of
+/// `finish`) to `each`, and returns the accumulated message.
+fn drive<E>(
+    mut parser: Parser,
+    text: &str,
+    chunking: Chunking,
+    mut each: impl FnMut(&Deltas) -> Result<(), E>,
+) -> Result<ParsedMessage, E> {
+    let mut message = Accumulator::new();
+    for piece in split(text, chunking) {
+        let deltas = parser.push(piece);
+        each(deltas)?;
+        message.extend(deltas);
+    }
+    let deltas = parser.finish();
+    each(deltas)?;
+    message.extend(deltas);
+    Ok(message.into_message())
+}
+
+/// Cuts `text` into pieces of whole characters, as `chunking` says.
+fn split(text: &str, chunking: Chunking) -> Vec<&str> {
+    let mut random = match chunking {
+        Chunking::Fixed(_) => None,
+        Chunking::Random(seed) => Some(XorShift::new(seed)),
+    };
+    let mut next_size = || match (&mut random, chunking) {
+        (Some(random), _) => 1 + (random.next() % 12) as usize,
+        (None, Chunking::Fixed(size)) => size.max(1),
+        (None, Chunking::Random(_)) => 1,
+    };
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut chars = 0;
+    let mut size = next_size();
+    for (at, _) in text.char_indices() {
+        if chars == size {
+            pieces.push(&text[start..at]);
+            start = at;
+            chars = 0;
+            size = next_size();
+        }
+        chars += 1;
+    }
+    if start < text.len() {
+        pieces.push(&text[start..]);
+    }
+    pieces
+}
+
+/// A xorshift64 generator: the same seed gives the same pieces on every machine.
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> XorShift {
+        // Xorshift is stuck at zero; mix the seed so that 0 is a fine seed too.
+        let state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        XorShift(if state == 0 {
+            0x9e37_79b9_7f4a_7c15
+        } else {
+            state
+        })
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+/// `--batch`: one result line per case. A case that cannot be run gets an `error` and the run goes on.
+fn batch(args: &BatchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let text = read_text(&args.file, "batch file")?;
+    let (mut cases, mut failed) = (0usize, 0usize);
+    for (at, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        cases += 1;
+        let (id, result) = batch_case(line, at + 1, args);
+        let mut fields = vec![("id", id)];
+        match result {
+            Ok(message) => {
+                fields.extend(message_fields(&message));
+                fields.push(("error", Json::null()));
+            }
+            Err(error) => {
+                failed += 1;
+                fields.extend(message_fields(&ParsedMessage::default()));
+                fields.push(("error", Json::string(&error)));
+            }
+        }
+        writeln!(out, "{}", Json::Object(fields).compact())?;
+    }
+    if failed > 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "llm-parse: {failed} of {cases} cases could not be run (see their \"error\" field)"
+        );
+    }
+    Ok(())
+}
+
+/// One line of a batch file: the case id (as written, or `null`) and its message or error. Errors of
+/// cases without a readable id name the line.
+fn batch_case(
+    line: &str,
+    number: usize,
+    args: &BatchArgs,
+) -> (Json, Result<ParsedMessage, String>) {
+    let case: Value = match serde_json::from_str(line) {
+        Ok(case) => case,
+        Err(error) => {
+            return (
+                Json::null(),
+                Err(format!("line {number}: not valid JSON: {error}")),
+            );
+        }
+    };
+    match case.get("id").filter(|id| !id.is_null()) {
+        Some(id) => (Json::Value(id.clone()), run_case(&case, args)),
+        None => (
+            Json::null(),
+            run_case(&case, args).map_err(|error| format!("line {number}: {error}")),
+        ),
+    }
+}
+
+/// Runs one batch case (VECTOR_FORMAT fields; `expected` is ignored).
+fn run_case(case: &Value, args: &BatchArgs) -> Result<ParsedMessage, String> {
+    if !case.is_object() {
+        return Err("a case must be a JSON object".to_owned());
+    }
+    let output = case
+        .get("output")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "the case has no \"output\" string".to_owned())?;
+
+    let mut options = ParseOptions::new().with_call_id_seed(FIXED_CALL_ID_SEED);
+    options.prompt_tail = string_field(case, "prompt_tail")?;
+    options.enable_thinking = match case.get("thinking") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(on)) => Some(*on),
+        Some(other) => {
+            return Err(format!(
+                "\"thinking\" must be true, false or null, not {other}"
+            ));
+        }
+    };
+    match case.get("tools") {
+        None | Some(Value::Null) => {}
+        Some(tools) => {
+            let tools = Tools::from_json(tools).map_err(|error| error.to_string())?;
+            options.tools = Some(Arc::new(tools));
+        }
+    }
+    let format_is_none =
+        |value: &Value| value.get("reasoning_format").and_then(Value::as_str) == Some("none");
+    if format_is_none(case) || case.get("llama_cpp").is_some_and(format_is_none) {
+        options.reasoning_format = ReasoningFormat::Inline;
+    }
+    options.policy.strict_tool_position = args.strict;
+
+    let parser = case_parser(case, args, &options)?;
+    Ok(match args.chunk {
+        Some(chunking) => drive(parser, output, chunking, |_| Ok::<(), String>(()))?,
+        None => parser.parse(output),
+    })
+}
+
+/// The parser for a case's `model`; its `template` can only explain why there is none, for now.
+fn case_parser(case: &Value, args: &BatchArgs, options: &ParseOptions) -> Result<Parser, String> {
+    let model = string_field(case, "model")?;
+    if let Some(model) = &model
+        && let Ok(parser) = parser_auto::for_model(model, options)
+    {
+        return Ok(parser);
+    }
+    let unknown = match &model {
+        Some(model) => format!("no registered parser for model `{model}`"),
+        None => "the case has no \"model\"".to_owned(),
+    };
+    let Some(template) = string_field(case, "template")? else {
+        return Err(unknown);
+    };
+    if let Some(dir) = &args.templates
+        && !dir.join(&template).is_file()
+    {
+        return Err(format!(
+            "{unknown}, and its template `{template}` is not in `{}`",
+            dir.display()
+        ));
+    }
+    Err(format!(
+        "{unknown}, and template analysis is not available yet, so its template `{template}` cannot be used"
+    ))
+}
+
+/// An optional string field: absent and `null` are `None`, anything else but a string is an error.
+fn string_field(case: &Value, field: &str) -> Result<Option<String>, String> {
+    match case.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(other) => Err(format!("\"{field}\" must be a string or null, not {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_whole_characters_and_cover_the_text() {
+        let text = "a<｜tool▁sep｜>é😀 bc";
+        for chunking in [
+            Chunking::Fixed(1),
+            Chunking::Fixed(3),
+            Chunking::Random(0),
+            Chunking::Random(7),
+        ] {
+            let pieces = split(text, chunking);
+            assert_eq!(pieces.concat(), text);
+            assert!(pieces.iter().all(|piece| !piece.is_empty()));
+            if let Chunking::Fixed(size) = chunking {
+                assert!(pieces.iter().all(|piece| piece.chars().count() <= size));
+            } else {
+                assert!(
+                    pieces
+                        .iter()
+                        .all(|piece| (1..=12).contains(&piece.chars().count()))
+                );
+            }
+        }
+        assert_eq!(split("abcde", Chunking::Fixed(2)), ["ab", "cd", "e"]);
+        assert!(split("", Chunking::Fixed(2)).is_empty());
+    }
+
+    #[test]
+    fn random_pieces_depend_on_the_seed_only() {
+        let text = "x".repeat(200);
+        assert_eq!(
+            split(&text, Chunking::Random(7)),
+            split(&text, Chunking::Random(7))
+        );
+        assert_ne!(
+            split(&text, Chunking::Random(7)),
+            split(&text, Chunking::Random(8))
+        );
+    }
+
+    #[test]
+    fn bad_cases_explain_themselves() {
+        let args = BatchArgs {
+            file: Input::Stdin,
+            chunk: None,
+            templates: None,
+            strict: false,
+        };
+        let (id, result) = batch_case("{not json", 3, &args);
+        assert_eq!(id, Json::null());
+        assert!(result.unwrap_err().starts_with("line 3: not valid JSON"));
+
+        let (id, result) = batch_case(
+            r#"{"id": "x", "model": "no-such-model-anywhere", "output": "hi"}"#,
+            4,
+            &args,
+        );
+        assert_eq!(id, Json::string("x"));
+        assert!(result.unwrap_err().contains("no-such-model-anywhere"));
+
+        let (_, result) = batch_case(r#"{"model": "m", "output": 3}"#, 5, &args);
+        assert_eq!(
+            result.unwrap_err(),
+            "line 5: the case has no \"output\" string"
+        );
+
+        let line =
+            r#"{"id": "t", "model": "no-such-model", "template": "x.jinja", "output": "hi"}"#;
+        let (_, result) = batch_case(line, 6, &args);
+        assert!(
+            result
+                .unwrap_err()
+                .contains("template analysis is not available yet")
+        );
+    }
+}

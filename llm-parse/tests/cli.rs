@@ -1,0 +1,581 @@
+//! End-to-end tests of the `llm-parse` binary: every mode, run as a user would run it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_llm-parse");
+
+const V31_MODEL: &str = "deepseek-ai/DeepSeek-V3.1";
+const V31_OUTPUT: &str = "REASONING</think>CONTENT<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+const V31_TAIL: &str = "<｜Assistant｜><think>";
+
+/// A file under the temp dir, removed when dropped.
+struct TempFile(PathBuf);
+
+impl std::ops::Deref for TempFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempFile {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A fresh file under the temp dir with `contents`; unique per test process and call.
+fn temp_file(name: &str, contents: &str) -> TempFile {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!(
+        "llm-parse-cli-{}-{unique}-{name}",
+        std::process::id()
+    ));
+    std::fs::write(&path, contents).expect("write temp file");
+    TempFile(path)
+}
+
+/// Runs the binary with no stdin.
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run llm-parse")
+}
+
+/// Runs the binary with `input` on stdin.
+fn run_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn llm-parse");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write stdin");
+    drop(stdin);
+    child.wait_with_output().expect("wait for llm-parse")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        stdout(output),
+        stderr(output)
+    );
+}
+
+/// Exit code 2, one `llm-parse: error:` line on stderr mentioning `needle`, and no panic.
+fn assert_user_error(output: &Output, needle: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "stderr: {err}");
+    assert!(err.starts_with("llm-parse: error: "), "stderr: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(err.contains(needle), "`{needle}` not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn json_line(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+}
+
+#[test]
+fn no_arguments_shows_every_registered_parser_without_reading_stdin() {
+    // Keep stdin open and never write to it: a run that read stdin would hang until the deadline.
+    let out = temp_file("samples.out", "");
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(std::fs::File::create(&out).expect("create output file"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn llm-parse");
+    let _stdin = child.stdin.take();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll llm-parse") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("llm-parse with no arguments did not finish: is it reading stdin?");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).expect("read output");
+    let entries = parser_auto::entries();
+    assert!(!entries.is_empty(), "no parsers registered");
+    for entry in entries {
+        assert!(
+            text.contains(&format!("=== {} ", entry.name)),
+            "{} missing:\n{text}",
+            entry.name
+        );
+    }
+    assert!(text.contains("\"tool_calls\": ["), "{text}");
+}
+
+#[test]
+fn list_shows_the_registry() {
+    let output = run(&["--list"]);
+    assert_success(&output);
+    let text = stdout(&output);
+    assert!(text.starts_with("FAMILY"), "{text}");
+    assert!(
+        text.lines()
+            .any(|line| line.starts_with("deepseek") && line.contains("deepseek-r1")),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_and_version() {
+    for flag in ["--help", "-h"] {
+        let output = run(&[flag]);
+        assert_success(&output);
+        let text = stdout(&output);
+        assert!(
+            text.contains("--model") && text.contains("EXAMPLES"),
+            "{text}"
+        );
+    }
+    let output = run(&["--version"]);
+    assert_success(&output);
+    assert!(stdout(&output).starts_with(&format!("llm-parse {}", env!("CARGO_PKG_VERSION"))));
+}
+
+#[test]
+fn one_shot_on_a_file() {
+    let file = temp_file("v31.txt", V31_OUTPUT);
+    let output = run(&[
+        "--model",
+        V31_MODEL,
+        "--prompt-tail",
+        V31_TAIL,
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let text = stdout(&output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let message = json_line(text.trim_end());
+    assert_eq!(message["reasoning"], "REASONING");
+    assert_eq!(message["content"], "CONTENT");
+    let calls = message["tool_calls"].as_array().expect("tool_calls array");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["name"], "get_time");
+    assert_eq!(calls[0]["arguments"], json!({"city": "Paris"}));
+    assert_eq!(calls[0]["valid"], true);
+    assert!(calls[0]["id"].as_str().is_some_and(|id| !id.is_empty()));
+    // Fields in reading order.
+    assert!(
+        text.starts_with(r#"{"reasoning":"REASONING","content":"CONTENT","tool_calls":[{"id":"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn stdin_is_read_for_dash_and_for_no_file() {
+    let file = temp_file("v31-stdin.txt", V31_OUTPUT);
+    let from_file = run(&[
+        "--model",
+        V31_MODEL,
+        "--prompt-tail",
+        V31_TAIL,
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&from_file);
+    for extra in [&["-"][..], &[]] {
+        let mut args = vec!["--model", V31_MODEL, "--prompt-tail", V31_TAIL];
+        args.extend_from_slice(extra);
+        let output = run_with_stdin(&args, V31_OUTPUT);
+        assert_success(&output);
+        assert_eq!(stdout(&output), stdout(&from_file));
+    }
+}
+
+#[test]
+fn parser_by_name_and_tools_file() {
+    let file = temp_file("v31-name.txt", V31_OUTPUT);
+    let tools = temp_file(
+        "tools.json",
+        r#"[{"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]"#,
+    );
+    let by_model = run(&[
+        "--model",
+        V31_MODEL,
+        "--prompt-tail",
+        V31_TAIL,
+        file.to_str().unwrap(),
+    ]);
+    let by_name = run(&[
+        "--parser",
+        "deepseek_v31",
+        "--prompt-tail",
+        V31_TAIL,
+        "--tools",
+        tools.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&by_name);
+    let message = json_line(stdout(&by_name).trim_end());
+    assert_eq!(message["tool_calls"][0]["name"], "get_time");
+    assert_eq!(stdout(&by_name), stdout(&by_model));
+
+    // FastDeploy's strict rule: the answer text before the call block makes the block content.
+    let strict = run(&[
+        "--model",
+        V31_MODEL,
+        "--prompt-tail",
+        V31_TAIL,
+        "--strict",
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&strict);
+    json_line(stdout(&strict).trim_end());
+}
+
+/// DeepSeek outputs: (model, prompt tail, output).
+fn deepseek_outputs() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        (V31_MODEL, V31_TAIL, V31_OUTPUT),
+        (
+            V31_MODEL,
+            "<｜Assistant｜></think>",
+            "Sure, «both».<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{\"x\":1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>bar<｜tool▁sep｜>{\"y\": \"é😀\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        ),
+        (
+            "deepseek-ai/DeepSeek-R1",
+            "",
+            "<think>Let me think about «this» 😀.</think>The answer is 42.",
+        ),
+        (
+            "deepseek-ai/DeepSeek-R1",
+            "<｜Assistant｜><think>\n",
+            "Okay.</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Par",
+        ),
+    ]
+}
+
+fn parse_args<'a>(model: &'a str, tail: &'a str, file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--model", model];
+    if !tail.is_empty() {
+        args.extend(["--prompt-tail", tail]);
+    }
+    args.extend_from_slice(extra);
+    args.push(file);
+    args
+}
+
+#[test]
+fn chunked_runs_print_exactly_the_one_shot_result() {
+    for (model, tail, text) in deepseek_outputs() {
+        let file = temp_file("chunks.txt", text);
+        let file = file.to_str().unwrap();
+        let one_shot = run(&parse_args(model, tail, file, &[]));
+        assert_success(&one_shot);
+        for chunk in ["1", "3", "random:7", "random:0"] {
+            let chunked = run(&parse_args(model, tail, file, &["--chunk", chunk]));
+            assert_success(&chunked);
+            assert_eq!(
+                stdout(&chunked),
+                stdout(&one_shot),
+                "--chunk {chunk} on {text:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stream_prints_deltas_then_the_final_message() {
+    for (model, tail, text) in deepseek_outputs() {
+        let file = temp_file("stream.txt", text);
+        let file = file.to_str().unwrap();
+        let one_shot = json_line(stdout(&run(&parse_args(model, tail, file, &[]))).trim_end());
+        for extra in [
+            &["--stream"][..],
+            &["--stream", "--chunk", "1"],
+            &["--stream", "--chunk", "random:3"],
+        ] {
+            let output = run(&parse_args(model, tail, file, extra));
+            assert_success(&output);
+            let lines: Vec<Value> = stdout(&output).lines().map(json_line).collect();
+            let (last, deltas) = lines.split_last().expect("at least the final line");
+            assert_eq!(last["final"], one_shot, "{extra:?} on {text:?}");
+
+            // The deltas add up to the final message.
+            let (mut reasoning, mut content) = (String::new(), String::new());
+            let mut arguments: Vec<String> = Vec::new();
+            for delta in deltas {
+                let object = delta.as_object().expect("a delta is an object");
+                assert_eq!(object.len(), 1, "{delta}");
+                if let Some(text) = delta["reasoning"].as_str() {
+                    assert!(!text.is_empty());
+                    reasoning.push_str(text);
+                } else if let Some(text) = delta["content"].as_str() {
+                    assert!(!text.is_empty());
+                    content.push_str(text);
+                } else if delta.get("tool_call_start").is_some() {
+                    assert_eq!(delta["tool_call_start"]["index"], arguments.len());
+                    arguments.push(String::new());
+                } else if let Some(fragment) = delta["tool_call_arguments"]["fragment"].as_str() {
+                    let index = delta["tool_call_arguments"]["index"].as_u64().unwrap() as usize;
+                    arguments[index].push_str(fragment);
+                } else {
+                    assert!(delta.get("tool_call_end").is_some(), "{delta}");
+                }
+            }
+            let trimmed = |text: &str| (!text.trim().is_empty()).then(|| text.to_owned());
+            assert_eq!(
+                last["final"]["reasoning"].as_str().map(str::to_owned),
+                trimmed(&reasoning)
+            );
+            assert_eq!(
+                last["final"]["content"].as_str().map(str::to_owned),
+                trimmed(&content)
+            );
+            assert_eq!(
+                arguments.len(),
+                one_shot["tool_calls"].as_array().unwrap().len()
+            );
+        }
+    }
+}
+
+#[test]
+fn batch_gives_one_line_per_case_and_errors_only_where_expected() {
+    let good = json!({
+        "id": "t/good", "model": V31_MODEL, "prompt_tail": V31_TAIL, "thinking": true, "tools": null,
+        "output": V31_OUTPUT, "expected": {"ignored": true},
+    });
+    let inline = json!({
+        "id": "t/inline", "model": "deepseek-ai/DeepSeek-R1", "prompt_tail": null, "thinking": null,
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}],
+        "llama_cpp": {"reasoning_format": "none"},
+        "output": "<think>hmm</think>Hi.",
+    });
+    let unknown = json!({"id": "t/unknown", "model": "acme/NoSuchModel-7B", "output": "hi"});
+    let template = json!({"id": "t/template", "model": "acme/NoSuchModel-7B", "template": "acme.jinja", "output": "hi"});
+    let lines = [
+        good.to_string(),
+        "{this is not json".to_owned(),
+        String::new(),
+        unknown.to_string(),
+        inline.to_string(),
+        template.to_string(),
+    ];
+    let file = temp_file("cases.jsonl", &lines.join("\n"));
+    for extra in [&[][..], &["--chunk", "1"], &["--chunk", "random:7"]] {
+        let mut args = vec!["--batch", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let output = run(&args);
+        assert_success(&output);
+        let results: Vec<Value> = stdout(&output).lines().map(json_line).collect();
+        assert_eq!(results.len(), 5, "{}", stdout(&output));
+
+        assert_eq!(results[0]["id"], "t/good");
+        assert_eq!(results[0]["error"], Value::Null);
+        assert_eq!(results[0]["reasoning"], "REASONING");
+        assert_eq!(
+            results[0]["tool_calls"][0]["arguments"],
+            json!({"city": "Paris"})
+        );
+
+        assert_eq!(results[1]["id"], Value::Null);
+        assert!(
+            results[1]["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("line 2: "),
+            "{}",
+            results[1]
+        );
+
+        assert_eq!(results[2]["id"], "t/unknown");
+        assert!(
+            results[2]["error"]
+                .as_str()
+                .unwrap()
+                .contains("acme/NoSuchModel-7B")
+        );
+        assert_eq!(results[2]["tool_calls"], json!([]));
+
+        assert_eq!(results[3]["id"], "t/inline");
+        assert_eq!(results[3]["error"], Value::Null);
+        assert_eq!(results[3]["reasoning"], Value::Null);
+        assert!(
+            results[3]["content"]
+                .as_str()
+                .unwrap()
+                .contains("<think>hmm</think>")
+        );
+
+        assert_eq!(results[4]["id"], "t/template");
+        assert!(results[4]["error"].as_str().unwrap().contains("template"));
+
+        assert!(
+            stderr(&output).contains("3 of 5 cases"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn batch_over_the_vllm_deepseek_v31_corpus() {
+    let corpus = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/vllm/deepseek_v31.jsonl"
+    ));
+    let cases = std::fs::read_to_string(corpus).expect("read corpus");
+    let count = cases.lines().filter(|line| !line.trim().is_empty()).count();
+    let corpus = corpus.to_str().unwrap();
+
+    let one_shot = run(&["--batch", corpus]);
+    assert_success(&one_shot);
+    let text = stdout(&one_shot);
+    assert_eq!(text.lines().count(), count);
+    for (line, case) in text
+        .lines()
+        .zip(cases.lines().filter(|line| !line.trim().is_empty()))
+    {
+        let result = json_line(line);
+        assert_eq!(result["error"], Value::Null, "{line}");
+        assert_eq!(result["id"], json_line(case)["id"]);
+    }
+    // The streaming path, however cut, gives the same lines.
+    for chunk in ["1", "random:7"] {
+        let chunked = run(&["--batch", corpus, "--chunk", chunk]);
+        assert_success(&chunked);
+        assert_eq!(stdout(&chunked), text, "--chunk {chunk}");
+    }
+}
+
+#[test]
+fn user_errors_exit_2_with_one_clear_line() {
+    let file = temp_file("errors.txt", "hello");
+    let file = file.to_str().unwrap();
+    let bad_tools = temp_file("bad-tools.json", "[{\"type\": ");
+    let no_name_tools = temp_file(
+        "no-name-tools.json",
+        r#"[{"type": "function", "function": {}}]"#,
+    );
+    let template = temp_file("chat.jinja", "{{ messages }}");
+    let missing = std::env::temp_dir().join("llm-parse-cli-this-file-does-not-exist.txt");
+    let missing = missing.to_str().unwrap();
+
+    assert_user_error(&run(&["--bogus"]), "--bogus");
+    assert_user_error(&run(&["--model"]), "needs a value");
+    assert_user_error(
+        &run(&["--model", V31_MODEL, "--chunk", "0", file]),
+        "--chunk",
+    );
+    assert_user_error(
+        &run(&["--model", V31_MODEL, "--thinking", "maybe", file]),
+        "--thinking",
+    );
+    assert_user_error(&run(&["--model", V31_MODEL, missing]), "cannot read");
+    assert_user_error(
+        &run(&["--model", "acme/NoSuchModel-7B", file]),
+        "acme/NoSuchModel-7B",
+    );
+    assert_user_error(
+        &run(&["--parser", "no-such-parser", file]),
+        "no-such-parser",
+    );
+    assert_user_error(&run(&[file]), "--model");
+    assert_user_error(
+        &run(&[
+            "--model",
+            V31_MODEL,
+            "--tools",
+            bad_tools.to_str().unwrap(),
+            file,
+        ]),
+        "not valid JSON",
+    );
+    assert_user_error(
+        &run(&[
+            "--model",
+            V31_MODEL,
+            "--tools",
+            no_name_tools.to_str().unwrap(),
+            file,
+        ]),
+        "tool 0",
+    );
+    assert_user_error(
+        &run(&[
+            "--model",
+            "acme/NoSuchModel-7B",
+            "--template",
+            template.to_str().unwrap(),
+            file,
+        ]),
+        "template analysis",
+    );
+    assert_user_error(
+        &run(&["--template", template.to_str().unwrap(), file]),
+        "not available yet",
+    );
+    assert_user_error(&run(&["--batch", missing]), "cannot read");
+}
+
+#[test]
+fn a_template_is_not_needed_when_the_model_is_known() {
+    let file = temp_file("with-template.txt", V31_OUTPUT);
+    let template = temp_file("known.jinja", "{{ messages }}");
+    let output = run(&[
+        "--model",
+        V31_MODEL,
+        "--template",
+        template.to_str().unwrap(),
+        "--prompt-tail",
+        V31_TAIL,
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let mut child = Command::new(BIN)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn llm-parse");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait for llm-parse");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("panicked"));
+}
