@@ -1,2 +1,56 @@
-//! `cargo xtask`: placeholder, being written.
-fn main() {}
+//! `cargo xtask`: the project's development chores, as a plain Rust program (the
+//! [xtask](https://github.com/matklad/cargo-xtask) convention, as in rust-analyzer).
+//!
+//! # How it is wired
+//! `.cargo/config.toml` at the workspace root defines the alias
+//! `xtask = "run --quiet --package xtask --"`, so `cargo xtask bench --divan` builds this crate and runs it
+//! with the arguments `bench --divan`. It is a workspace member but not a default member, so `cargo build`
+//! and `cargo test` at the root do not build it; nothing here is published.
+//!
+//! # Commands
+//! - `cargo xtask bench [--quick] [--divan] [-- ARGS…]`: the benchmark table (or divan's benchmarks); see
+//!   [`bench`].
+//! - `cargo xtask conformance [--family NAME] [--verbose]`: every corpus case through its parser, one-shot
+//!   and streamed; see [`conformance`].
+//! - `cargo xtask help`: this list.
+//!
+//! Each command is a module with a `run` function taking its parsed [`flags`]. Flags are parsed by hand
+//! from `std::env::args` (no clap: this crate is built on every `cargo xtask`, so it keeps its dependencies
+//! to the workspace's own crates and `serde_json`).
+
+mod bench;
+mod conformance;
+mod flags;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use flags::Command;
+
+fn main() -> ExitCode {
+    let command = match flags::parse(std::env::args().skip(1)) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("error: {message}\n\n{}", flags::HELP);
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command {
+        Command::Help => {
+            println!("{}", flags::HELP);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench(flags) => bench::run(&flags),
+        Command::Conformance(flags) => conformance::run(&flags),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        ExitCode::FAILURE
+    })
+}
+
+/// The workspace root: the parent of this crate's directory.
+fn project_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}

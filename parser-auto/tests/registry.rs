@@ -1,0 +1,104 @@
+//! The registry as a server sees it through parser-auto: every enabled family is linked and found, names
+//! in every engine's spelling resolve, and real model ids resolve to the right parser.
+
+use parser_auto::{ErrorKind, ParseOptions};
+use rstest::rstest;
+
+// `inventory` silently drops a crate nothing references; this proves each enabled family is linked.
+#[test]
+fn every_enabled_family_is_registered() {
+    for family in parser_auto::enabled_families() {
+        assert!(
+            parser_auto::entries().iter().any(|entry| entry.family == *family),
+            "family {family} has no registered parser: is it referenced from parser-auto?"
+        );
+    }
+    assert!(!parser_auto::entries().is_empty());
+}
+
+#[test]
+fn every_entry_parses_its_own_sample() {
+    for entry in parser_auto::entries() {
+        let options = ParseOptions::new().with_prompt_tail(entry.sample_prompt_tail);
+        let message = entry.parser(&options).parse(entry.sample);
+        assert!(
+            !message.tool_calls.is_empty() && message.tool_calls.iter().all(|c| c.valid),
+            "{}: {message:?}",
+            entry.name
+        );
+    }
+}
+
+#[test]
+fn names_and_aliases_are_unique() {
+    let mut seen = std::collections::HashMap::new();
+    for entry in parser_auto::entries() {
+        for name in std::iter::once(&entry.name).chain(entry.aliases) {
+            let key = parser_core::normalize_name(name);
+            if let Some(other) = seen.insert(key.clone(), entry.name)
+                && other != entry.name
+            {
+                panic!("{key} is registered by both {other} and {}", entry.name);
+            }
+        }
+    }
+}
+
+#[rstest]
+#[case("deepseek-ai/DeepSeek-R1", "deepseek-r1")]
+#[case("deepseek-ai/DeepSeek-R1-0528", "deepseek-r1")]
+#[case("unsloth/DeepSeek-R1-0528-GGUF", "deepseek-r1")]
+#[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1")]
+#[case("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "deepseek-r1")]
+#[case("bartowski/DeepSeek-R1-Distill-Qwen-7B-Q4_K_M", "deepseek-r1")]
+#[case("deepseek-ai/DeepSeek-V3", "deepseek-v3")]
+#[case("deepseek-ai/DeepSeek-V3-0324", "deepseek-v3")]
+#[case("unsloth/DeepSeek-V3-0324-BF16", "deepseek-v3")]
+#[case("deepseek-ai/DeepSeek-V3.1", "deepseek-v3.1")]
+#[case("unsloth/DeepSeek-V3.1-GGUF", "deepseek-v3.1")]
+#[case("unsloth/DeepSeek-V3.1-BF16", "deepseek-v3.1")]
+#[case("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek-v3.1")]
+#[case("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek-v3.1")]
+#[case("deepseek-ai/DeepSeek-V3.2", "deepseek-v3.2")]
+#[case("deepseek-ai/DeepSeek-V3.2-Speciale", "deepseek-v3.2")]
+#[case("deepseek-ai/DeepSeek-V4-Flash", "deepseek-v4")]
+#[case("DeepSeek-V3.1-FP8", "deepseek-v3.1")]
+fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
+    let entry = parser_auto::entry_for_model(model).unwrap();
+    assert_eq!(entry.name, parser, "{model}");
+    assert_eq!(parser_auto::for_model(model, &ParseOptions::new()).unwrap().name(), parser);
+}
+
+#[rstest]
+#[case("meta-llama/Llama-3.1-8B-Instruct")]
+#[case("gpt2")]
+#[case("")]
+#[case("deepseek-ai/Janus-Pro-7B")]
+fn unknown_models_are_a_clear_error(#[case] model: &str) {
+    let error = parser_auto::for_model(model, &ParseOptions::new()).unwrap_err();
+    assert!(matches!(error.kind(), ErrorKind::UnknownModel(m) if m == model));
+    assert!(error.to_string().contains("no parser for model"), "{error}");
+}
+
+#[rstest]
+#[case("deepseek_r1", "deepseek-r1")]
+#[case("deepseek-r1", "deepseek-r1")]
+#[case("DeepSeekR1", "deepseek-r1")]
+#[case("deepseek_v3", "deepseek-v3")]
+#[case("deepseekv3", "deepseek-v3")]
+#[case("deepseek_v31", "deepseek-v3.1")]
+#[case("deepseekv31", "deepseek-v3.1")]
+#[case("deepseek-v3.1", "deepseek-v3.1")]
+#[case("deepseek_v32", "deepseek-v3.2")]
+#[case("deepseekv32", "deepseek-v3.2")]
+#[case("deepseek_v4", "deepseek-v4")]
+fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
+    assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
+}
+
+#[test]
+fn unknown_parser_names_are_a_clear_error() {
+    let error = parser_auto::by_name("pythonic-deepseek", &ParseOptions::new()).unwrap_err();
+    assert!(matches!(error.kind(), ErrorKind::UnknownParser(_)));
+    assert!(error.to_string().contains("--list"));
+}

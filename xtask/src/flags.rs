@@ -1,0 +1,140 @@
+//! Command-line flags, parsed by hand.
+
+/// The usage text.
+pub const HELP: &str = "\
+cargo xtask <command> [flags]
+
+Commands:
+  bench [--quick] [--divan] [-- ARGS...]
+      Print the benchmark table with targets and PASS/MISS
+      (cargo run --release -p benchmarks --bin bench-table).
+      --quick   short runs, to check that everything works (numbers not for reporting)
+      --divan   run the divan benchmarks instead (cargo bench -p benchmarks)
+      ARGS      passed on to the benchmark program (for divan: a filter, --sample-count N, ...)
+
+  conformance [--family NAME] [--verbose]
+      Run every corpus case (corpus/{vllm,sglang,llama_cpp}/*.jsonl) one-shot and under every
+      standard chunking, and compare with the expected message (or its deviation).
+      --family NAME   only cases whose model resolves to a parser of this family (e.g. deepseek)
+      --verbose       print every failure with its message
+
+  help
+      This text.";
+
+/// A parsed command line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `help`, `--help`, `-h` or nothing.
+    Help,
+    /// `bench`.
+    Bench(Bench),
+    /// `conformance`.
+    Conformance(Conformance),
+}
+
+/// Flags of `bench`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Bench {
+    /// Run `cargo bench -p benchmarks` instead of the table.
+    pub divan: bool,
+    /// Short runs.
+    pub quick: bool,
+    /// Arguments after `--`, passed on to the benchmark program.
+    pub rest: Vec<String>,
+}
+
+/// Flags of `conformance`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Conformance {
+    /// Restrict to cases resolved to this family.
+    pub family: Option<String>,
+    /// Print every failure.
+    pub verbose: bool,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter();
+    let Some(command) = args.next() else {
+        return Ok(Command::Help);
+    };
+    match command.as_str() {
+        "help" | "--help" | "-h" => Ok(Command::Help),
+        "bench" => {
+            let mut flags = Bench::default();
+            while let Some(arg) = args.next() {
+                match arg.as_str() {
+                    "--divan" => flags.divan = true,
+                    "--quick" => flags.quick = true,
+                    "--" => flags.rest.extend(args.by_ref()),
+                    other => return Err(format!("bench: unknown flag `{other}`")),
+                }
+            }
+            Ok(Command::Bench(flags))
+        }
+        "conformance" => {
+            let mut flags = Conformance::default();
+            while let Some(arg) = args.next() {
+                match arg.as_str() {
+                    "--verbose" | "-v" => flags.verbose = true,
+                    "--family" => match args.next() {
+                        Some(name) if !name.starts_with('-') => flags.family = Some(name),
+                        _ => return Err("conformance: `--family` needs a name".to_owned()),
+                    },
+                    other => match other.strip_prefix("--family=") {
+                        Some(name) if !name.is_empty() => flags.family = Some(name.to_owned()),
+                        _ => return Err(format!("conformance: unknown flag `{other}`")),
+                    },
+                }
+            }
+            Ok(Command::Conformance(flags))
+        }
+        other => Err(format!("unknown command `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Command, String> {
+        parse(line.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn commands_and_flags() {
+        assert_eq!(parse_str(""), Ok(Command::Help));
+        assert_eq!(parse_str("--help"), Ok(Command::Help));
+        assert_eq!(parse_str("bench"), Ok(Command::Bench(Bench::default())));
+        assert_eq!(
+            parse_str("bench --divan -- streaming --sample-count 10"),
+            Ok(Command::Bench(Bench {
+                divan: true,
+                quick: false,
+                rest: vec!["streaming".into(), "--sample-count".into(), "10".into()],
+            }))
+        );
+        assert_eq!(
+            parse_str("conformance --family deepseek -v"),
+            Ok(Command::Conformance(Conformance {
+                family: Some("deepseek".into()),
+                verbose: true
+            }))
+        );
+        assert_eq!(
+            parse_str("conformance --family=deepseek"),
+            Ok(Command::Conformance(Conformance {
+                family: Some("deepseek".into()),
+                verbose: false
+            }))
+        );
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse_str("frobnicate").is_err());
+        assert!(parse_str("bench --fast").is_err());
+        assert!(parse_str("conformance --family").is_err());
+        assert!(parse_str("conformance --family --verbose").is_err());
+    }
+}
