@@ -9,7 +9,9 @@ use rstest::rstest;
 fn every_enabled_family_is_registered() {
     for family in parser_auto::enabled_families() {
         assert!(
-            parser_auto::entries().iter().any(|entry| entry.family == *family),
+            parser_auto::entries()
+                .iter()
+                .any(|entry| entry.family == *family),
             "family {family} has no registered parser: is it referenced from parser-auto?"
         );
     }
@@ -66,7 +68,12 @@ fn names_and_aliases_are_unique() {
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
-    assert_eq!(parser_auto::for_model(model, &ParseOptions::new()).unwrap().name(), parser);
+    assert_eq!(
+        parser_auto::for_model(model, &ParseOptions::new())
+            .unwrap()
+            .name(),
+        parser
+    );
 }
 
 #[rstest]

@@ -566,7 +566,7 @@ fn pushes_after_finish_do_nothing() {
 
 #[test]
 fn generated_ids_are_stable_within_a_request_and_differ_across_requests() {
-    let output = format!("{V31_CALL}");
+    let output = V31_CALL.to_string();
     let entry = find_by_name("deepseek-v3.1").unwrap();
     let a = entry.parser(&ParseOptions::new()).parse(&output);
     let b = entry.parser(&ParseOptions::new()).parse(&output);
