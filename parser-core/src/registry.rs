@@ -55,9 +55,47 @@ impl ParserEntry {
 
 /// Every registered entry, sorted by family and name.
 pub fn entries() -> Vec<&'static ParserEntry> {
-    let mut all: Vec<&'static ParserEntry> = inventory::iter::<ParserEntry>.into_iter().collect();
-    all.sort_by_key(|entry| (entry.family, entry.name));
-    all
+    index().sorted.clone()
+}
+
+/// The registry, read once: entries sorted, names and model patterns normalised.
+struct Index {
+    sorted: Vec<&'static ParserEntry>,
+    /// (normalised name or alias, entry)
+    names: Vec<(String, &'static ParserEntry)>,
+    /// (normalised model pattern, entry)
+    patterns: Vec<(String, &'static ParserEntry)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut sorted: Vec<&'static ParserEntry> =
+            inventory::iter::<ParserEntry>.into_iter().collect();
+        sorted.sort_by_key(|entry| (entry.family, entry.name));
+        let names = sorted
+            .iter()
+            .flat_map(|entry| {
+                std::iter::once(entry.name)
+                    .chain(entry.aliases.iter().copied())
+                    .map(|name| (normalize_name(name), *entry))
+            })
+            .collect();
+        let patterns = sorted
+            .iter()
+            .flat_map(|entry| {
+                entry
+                    .models
+                    .iter()
+                    .map(|pattern| (normalize_name(pattern), *entry))
+            })
+            .collect();
+        Index {
+            sorted,
+            names,
+            patterns,
+        }
+    })
 }
 
 /// Lowercases and drops `-`, `_`, `.` and spaces, so that `deepseek_v31`, `deepseek-v3.1` and
@@ -127,15 +165,11 @@ pub fn normalize_model(model: &str) -> String {
 /// The entry registered under `name` (canonical or alias, in any spelling).
 pub fn find_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
     let wanted = normalize_name(name);
-    entries()
-        .into_iter()
-        .find(|entry| {
-            normalize_name(entry.name) == wanted
-                || entry
-                    .aliases
-                    .iter()
-                    .any(|alias| normalize_name(alias) == wanted)
-        })
+    index()
+        .names
+        .iter()
+        .find(|(known, _)| *known == wanted)
+        .map(|(_, entry)| *entry)
         .ok_or_else(|| Error::new(ErrorKind::UnknownParser(name.to_owned())))
 }
 
@@ -143,18 +177,14 @@ pub fn find_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
 /// that matches earlier in the name.
 pub fn find_for_model(model: &str) -> Result<&'static ParserEntry, Error> {
     let normalized = normalize_model(model);
-    entries()
-        .into_iter()
-        .flat_map(|entry| {
-            entry
-                .models
-                .iter()
-                .map(move |pattern| (entry, normalize_name(pattern)))
-        })
-        .filter_map(|(entry, pattern)| {
+    index()
+        .patterns
+        .iter()
+        .filter(|(pattern, _)| !pattern.is_empty())
+        .filter_map(|(pattern, entry)| {
             normalized
-                .find(&pattern)
-                .map(|at| (pattern.len(), std::cmp::Reverse(at), entry))
+                .find(pattern.as_str())
+                .map(|at| (pattern.len(), std::cmp::Reverse(at), *entry))
         })
         .max_by_key(|(len, at, entry)| (*len, *at, std::cmp::Reverse(entry.name)))
         .map(|(_, _, entry)| entry)
