@@ -78,6 +78,11 @@ pub fn entries() -> Vec<&'static ParserEntry> {
     parser_core::entries()
 }
 
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// The families compiled in, by feature.
 pub fn enabled_families() -> &'static [&'static str] {
     &[
