@@ -91,7 +91,9 @@ pub use registry::{
 pub use scanner::{Carry, Found, MarkerSet};
 pub use schema::{ToolSchema, Tools, ValueType};
 pub use stage::StageDetector;
-pub use tool::{ArgsEnd, ArgsSyntax, CallIds, Calls, JsonArgs, Literal, ToolParser, literal_at};
+pub use tool::{
+    ArgsEnd, ArgsSyntax, CallIds, Calls, ContentStep, JsonArgs, Literal, ToolParser, literal_at,
+};
 
 /// Re-exported so that family crates register with the same `inventory` as the registry.
 pub use inventory;

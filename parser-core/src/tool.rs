@@ -145,6 +145,51 @@ impl Calls {
         !self.blocked
     }
 
+    /// The content state every format shares: writes `text` as content up to the first call opener of
+    /// `markers` and reports it, holding back a tail that may still grow into one.
+    ///
+    /// Markers of group `drop` (end-of-sequence tokens) are removed wherever they appear. When the strict
+    /// position policy has blocked calls, openers are written as content too.
+    pub fn scan_content(
+        &mut self,
+        out: &mut dyn Sink,
+        text: &str,
+        eof: bool,
+        markers: &MarkerSet,
+        drop: Option<usize>,
+    ) -> ContentStep {
+        let mut pos = 0;
+        loop {
+            let rest = &text[pos..];
+            match markers.find(rest, eof) {
+                None => {
+                    self.content(out, rest);
+                    return ContentStep::Consumed(text.len());
+                }
+                Some(Found::Partial { start }) => {
+                    self.content(out, &rest[..start]);
+                    return ContentStep::Consumed(pos + start);
+                }
+                Some(Found::Marker {
+                    start, end, group, ..
+                }) => {
+                    self.content(out, &rest[..start]);
+                    if Some(group) == drop {
+                        pos += end;
+                    } else if !self.allowed() {
+                        self.content(out, &rest[start..end]);
+                        pos += end;
+                    } else {
+                        return ContentStep::Opener {
+                            at: pos + start,
+                            group,
+                        };
+                    }
+                }
+            }
+        }
+    }
+
     /// Commits a call with its complete name; `id` is the model's own id when it wrote one.
     /// A call still open is ended first, flagged invalid.
     pub fn start(&mut self, out: &mut dyn Sink, name: &str, id: Option<&str>) -> usize {
@@ -191,6 +236,20 @@ impl Calls {
     pub fn count(&self) -> usize {
         self.next
     }
+}
+
+/// What [`Calls::scan_content`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentStep {
+    /// Everything up to this offset was content; the rest (if any) is a held-back partial opener.
+    Consumed(usize),
+    /// A call opener of marker group `group` starts at `at`; the text before it was content.
+    Opener {
+        /// Byte offset of the opener.
+        at: usize,
+        /// Its marker group.
+        group: usize,
+    },
 }
 
 /// How a format writes JSON arguments: an optional Markdown fence around them, and the markers that may

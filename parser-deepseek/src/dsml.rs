@@ -19,14 +19,13 @@
 use std::sync::Arc;
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, Found, JsonArgs, Literal, MarkerSet, ParseOptions, Sink,
-    ToolParser, Tools, ValueType, escape_json_into, is_json_object, literal_at,
+    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, Literal, MarkerSet,
+    ParseOptions, Sink, ToolParser, Tools, ValueType, escape_json_into, is_json_object, literal_at,
 };
 
 use crate::markers::*;
 
 const BLOCK: usize = 0;
-const INVOKE: usize = 1;
 const DROP: usize = 2;
 static CONTENT: MarkerSet = MarkerSet::new(&[DSML_BLOCKS, &[DSML_INVOKE], &[EOS]]);
 
@@ -173,32 +172,22 @@ impl Machine {
         loop {
             let rest = &text[pos..];
             match self.state {
-                State::Content => match CONTENT.find(rest, eof) {
-                    None => {
-                        self.calls.content(out, rest);
-                        return text.len();
-                    }
-                    Some(Found::Partial { start }) => {
-                        self.calls.content(out, &rest[..start]);
-                        return pos + start;
-                    }
-                    Some(Found::Marker {
-                        start, end, group, ..
-                    }) => {
-                        self.calls.content(out, &rest[..start]);
-                        pos += start;
-                        if group == DROP {
-                            pos += end - start;
-                        } else if !self.calls.allowed() {
-                            self.calls.content(out, &rest[start..end]);
-                            pos += end - start;
-                        } else if group == BLOCK {
-                            self.state = State::BlockLead;
-                        } else if group == INVOKE {
-                            self.state = State::InvokeHead;
+                State::Content => {
+                    match self
+                        .calls
+                        .scan_content(out, rest, eof, &CONTENT, Some(DROP))
+                    {
+                        ContentStep::Consumed(used) => return pos + used,
+                        ContentStep::Opener { at, group } => {
+                            pos += at;
+                            self.state = if group == BLOCK {
+                                State::BlockLead
+                            } else {
+                                State::InvokeHead
+                            };
                         }
                     }
-                },
+                }
                 State::BlockLead => {
                     let opener = DSML_BLOCKS
                         .iter()

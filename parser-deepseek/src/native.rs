@@ -19,7 +19,7 @@
 //! 3. simplified: ``function<NAME>\n```json\n{…}\n``` ``
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, Found, JsonArgs, JsonScanner, JsonStatus, Literal,
+    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus, Literal,
     MarkerSet, ParseOptions, Sink, ToolParser, literal_at,
 };
 
@@ -41,7 +41,6 @@ const BARE_CALL: usize = 1;
 const DROP: usize = 2;
 const TOOLS_ARRAY: usize = 3;
 const XML_WRAPPED: usize = 4;
-const SIMPLIFIED: usize = 5;
 
 static CONTENT: MarkerSet = MarkerSet::new(&[CALLS_BEGIN_SPELLINGS, &[CALL_BEGIN], &[EOS]]);
 static CONTENT_WITH_FALLBACKS: MarkerSet = MarkerSet::new(&[
@@ -202,38 +201,27 @@ impl Machine {
         loop {
             let rest = &text[pos..];
             match self.state {
-                State::Content => match self.content_markers().find(rest, eof) {
-                    None => {
-                        self.calls.content(out, rest);
-                        return text.len();
-                    }
-                    Some(Found::Partial { start }) => {
-                        self.calls.content(out, &rest[..start]);
-                        return pos + start;
-                    }
-                    Some(Found::Marker {
-                        start, end, group, ..
-                    }) => {
-                        self.calls.content(out, &rest[..start]);
-                        pos += start;
-                        if group == DROP {
-                            pos += end - start;
-                        } else if !self.calls.allowed() {
-                            // Strict position policy: call markup after content is content.
-                            self.calls.content(out, &rest[start..end]);
-                            pos += end - start;
-                        } else {
+                State::Content => {
+                    match self.calls.scan_content(
+                        out,
+                        rest,
+                        eof,
+                        self.content_markers(),
+                        Some(DROP),
+                    ) {
+                        ContentStep::Consumed(used) => return pos + used,
+                        ContentStep::Opener { at, group } => {
+                            pos += at;
                             self.state = match group {
                                 SECTION => State::SectionLead,
                                 BARE_CALL => State::CallHead,
                                 TOOLS_ARRAY => State::ToolsArrayHead,
                                 XML_WRAPPED => State::XmlWrappedHead,
-                                SIMPLIFIED => State::SimplifiedHead,
-                                _ => State::Content,
+                                _ => State::SimplifiedHead,
                             };
                         }
                     }
-                },
+                }
                 State::SectionLead => {
                     let opener = CALLS_BEGIN_SPELLINGS
                         .iter()
