@@ -579,3 +579,33 @@ fn a_closed_stdout_is_not_a_crash() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!stderr(&output).contains("panicked"));
 }
+
+// The "done means": `--batch` over every copied DeepSeek corpus file gives no error for any case,
+// and exactly the same lines with `--chunk 1` and `--chunk random:SEED` as one-shot.
+#[test]
+fn batch_over_every_deepseek_corpus_file_is_identical_in_every_mode() {
+    let files = [
+        "vllm/deepseek_r1_reasoning.jsonl",
+        "vllm/deepseek_v3.jsonl",
+        "vllm/deepseek_v31.jsonl",
+        "vllm/deepseek_v32.jsonl",
+        "vllm/deepseek_v3_reasoning.jsonl",
+        "sglang/deepseek.jsonl",
+        "llama_cpp/deepseek_r1.jsonl",
+        "llama_cpp/deepseek_v31.jsonl",
+    ];
+    for file in files {
+        let path = format!("{}/../corpus/{file}", env!("CARGO_MANIFEST_DIR"));
+        let one_shot = run(&["--batch", &path]);
+        assert_success(&one_shot);
+        let lines = stdout(&one_shot);
+        for line in lines.lines() {
+            assert_eq!(json_line(line)["error"], Value::Null, "{file}: {line}");
+        }
+        for chunk in ["1", "random:7", "random:12345"] {
+            let chunked = run(&["--batch", &path, "--chunk", chunk]);
+            assert_success(&chunked);
+            assert_eq!(stdout(&chunked), lines, "{file} with --chunk {chunk}");
+        }
+    }
+}
