@@ -579,3 +579,88 @@ fn generated_ids_are_stable_within_a_request_and_differ_across_requests() {
         entry.parser(&seeded).parse(&output).tool_calls[0].id
     );
 }
+
+// Every registered parser's sample, cut in two and in three at every character boundary: the same message
+// as one-shot. Each sample holds the family's markers in context, so every marker is split at every
+// position of it.
+#[test]
+fn every_sample_split_at_every_position() {
+    for entry in parser_core::entries()
+        .into_iter()
+        .filter(|e| e.family == "deepseek")
+    {
+        let options = ParseOptions::new()
+            .with_prompt_tail(entry.sample_prompt_tail)
+            .with_call_id_seed(5);
+        let one_shot = entry.parser(&options).parse(entry.sample);
+        assert!(!one_shot.tool_calls.is_empty(), "{}", entry.name);
+        let cuts: Vec<usize> = (0..=entry.sample.len())
+            .filter(|&i| entry.sample.is_char_boundary(i))
+            .collect();
+        for (n, &a) in cuts.iter().enumerate() {
+            for &b in cuts[n..].iter().step_by(5) {
+                let mut parser = entry.parser(&options);
+                let mut acc = Accumulator::new();
+                for piece in [&entry.sample[..a], &entry.sample[a..b], &entry.sample[b..]] {
+                    acc.extend(parser.push(piece));
+                }
+                acc.extend(parser.finish());
+                assert_eq!(
+                    acc.into_message(),
+                    one_shot,
+                    "{} cut at {a} and {b}",
+                    entry.name
+                );
+            }
+        }
+    }
+}
+
+/// The longest suffix of `text` that is a proper prefix of one of `markers`: what must be held back.
+fn must_hold<'t>(text: &'t str, markers: &[&str]) -> &'t str {
+    let mut held = "";
+    for (at, _) in text.char_indices() {
+        let tail = &text[at..];
+        if markers
+            .iter()
+            .any(|m| m.len() > tail.len() && m.starts_with(tail))
+            && tail.len() > held.len()
+        {
+            held = tail;
+        }
+    }
+    held
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, failure_persistence: None, ..Default::default() })]
+
+    // Exact hold-back (DESIGN §4.2): after every push, everything has been released except the longest
+    // tail that could still become a marker — no more, no less.
+    #[test]
+    fn content_is_held_back_exactly(
+        pieces in proptest::collection::vec("[<｜tool▁callsbeginendof>x ]{1,4}", 1..40)
+    ) {
+        use parser_deepseek::markers::{CALLS_BEGIN_SPELLINGS, CALL_BEGIN, EOS};
+        let mut markers: Vec<&str> = CALLS_BEGIN_SPELLINGS.to_vec();
+        markers.extend([CALL_BEGIN, EOS]);
+        let text: String = pieces.concat();
+        proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
+        let entry = find_by_name("deepseek-v3.1").unwrap();
+        let options = options(Some(THINK_OFF), None);
+        let mut parser = entry.parser(&options);
+        // Start with text, so that the `<think>` an answer may open with is out of the picture.
+        let mut released: String = parser.push("x").iter().map(|d| match d { Delta::Content(t) => t, _ => "" }).collect();
+        let mut pushed = String::from("x");
+        for piece in &pieces {
+            pushed.push_str(piece);
+            for delta in parser.push(piece).iter() {
+                if let Delta::Content(text) = delta {
+                    released.push_str(text);
+                }
+            }
+            let held = must_hold(&pushed, &markers);
+            proptest::prop_assert_eq!(format!("{released}{held}"), pushed.clone());
+        }
+    }
+}
