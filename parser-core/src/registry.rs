@@ -20,6 +20,7 @@ use crate::options::ParseOptions;
 ///         summary: "DeepSeek V3.1: <think> by prompt, NAME<｜tool▁sep｜>{json} calls",
 ///         sample: "Sure.<｜tool▁calls▁begin｜>…",
 ///         sample_prompt_tail: "<｜Assistant｜></think>",
+///         special_tokens: SPECIAL_TOKENS,
 ///         build: build_v31,
 ///     }
 /// }
@@ -40,6 +41,8 @@ pub struct ParserEntry {
     pub sample: &'static str,
     /// The prompt tail that goes with [`sample`](Self::sample) (empty when none is needed).
     pub sample_prompt_tail: &'static str,
+    /// The format's special tokens, which servers deliver as whole deltas (for chunking tests).
+    pub special_tokens: &'static [&'static str],
     /// Builds a parser for one request.
     pub build: fn(&ParseOptions) -> Parser,
 }

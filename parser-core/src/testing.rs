@@ -143,19 +143,35 @@ pub fn load_cases(path: &Path) -> Vec<Case> {
         .collect()
 }
 
-/// Reads the deviations file (same format, one [`Deviation`] per line), by case id.
-pub fn load_deviations(path: &Path) -> HashMap<String, Deviation> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(n, line)| {
+/// Reads every `*.jsonl` file of the deviations folder (one [`Deviation`] per line), by case id. A
+/// missing folder means no deviations.
+pub fn load_deviations(dir: &Path) -> HashMap<String, Deviation> {
+    let mut deviations = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return deviations;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+        {
             let deviation: Deviation = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
-            (deviation.id.clone(), deviation)
-        })
-        .collect()
+            if let Some(old) = deviations.insert(deviation.id.clone(), deviation) {
+                panic!("{}: a second deviation for {}", path.display(), old.id);
+            }
+        }
+    }
+    deviations
 }
 
 /// A way to cut an output into deltas.

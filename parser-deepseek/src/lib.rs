@@ -164,6 +164,7 @@ parser_core::inventory::submit! {
         summary: "R1 / R1-0528 / R1-Distill: <think> forced open, fenced native calls + 3 fallback shapes",
         sample: "The user asks for the weather in Paris; I should call the tool.</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\", \"unit\": \"celsius\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
         sample_prompt_tail: "<｜User｜>What is the weather in Paris?<｜Assistant｜><think>\n",
+        special_tokens: SPECIAL_TOKENS,
         build: r1,
     }
 }
@@ -177,6 +178,7 @@ parser_core::inventory::submit! {
         summary: "V3 / V3-0324: fenced native calls, no reasoning unless the prompt opens <think>",
         sample: "Let me check.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Tokyo\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
         sample_prompt_tail: "",
+        special_tokens: SPECIAL_TOKENS,
         build: v3,
     }
 }
@@ -190,6 +192,7 @@ parser_core::inventory::submit! {
         summary: "V3.1 / V3.1-Terminus / V3.2-Exp: <think> when the prompt ends in it, NAME<｜tool▁sep｜>{json} calls",
         sample: "The user wants two cities.</think>Checking both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"北京\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
         sample_prompt_tail: "<｜User｜>Weather in Paris and Beijing?<｜Assistant｜><think>",
+        special_tokens: SPECIAL_TOKENS,
         build: v31,
     }
 }
@@ -203,6 +206,7 @@ parser_core::inventory::submit! {
         summary: "V3.2: <think> when the prompt ends in it, DSML calls typed by the tool schema",
         sample: "Let me check that.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">Tokyo</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
         sample_prompt_tail: "<｜User｜>Weather in Tokyo for 3 days?<｜Assistant｜></think>",
+        special_tokens: SPECIAL_TOKENS,
         build: v32,
     }
 }
@@ -216,6 +220,7 @@ parser_core::inventory::submit! {
         summary: "V4: <think> when the prompt ends in it, DSML calls in <｜DSML｜tool_calls>",
         sample: "The user wants a search.</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"query\" string=\"true\">Paris weather today</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
         sample_prompt_tail: "<｜User｜>Search the weather.<｜Assistant｜><think>",
+        special_tokens: SPECIAL_TOKENS,
         build: v4,
     }
 }

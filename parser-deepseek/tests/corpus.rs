@@ -1,6 +1,6 @@
 //! Every DeepSeek case of the copied corpora (vLLM, SGLang, llama.cpp), run one-shot and under every
 //! chunking, compared with the case's expectation — or, where the peer's expectation contradicts
-//! DESIGN.md §4, with ours from `corpus/deviations.jsonl` (which states the reason).
+//! DESIGN.md §4, with ours from `corpus/deviations/` (which states the reason).
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ fn corpus_dir() -> PathBuf {
 #[case("llama_cpp/deepseek_v31.jsonl")]
 fn corpus_file(#[case] file: &str) {
     let dir = corpus_dir();
-    let deviations = load_deviations(&dir.join("deviations.jsonl"));
+    let deviations = load_deviations(&dir.join("deviations"));
     let cases = load_cases(&dir.join(file));
     assert!(!cases.is_empty(), "{file} has no cases");
     let chunkings = Chunking::standard(SPECIAL_TOKENS);

@@ -1,11 +1,11 @@
 //! `cargo xtask conformance [--family NAME] [--verbose]`.
 //!
 //! Loads every `*.jsonl` file under `corpus/vllm/`, `corpus/sglang/` and `corpus/llama_cpp/`
-//! (`parser_core::testing::load_cases`) and, when it exists, `corpus/deviations.jsonl`
+//! (`parser_core::testing::load_cases`) and, when it exists, `corpus/deviations/*.jsonl`
 //! (`load_deviations`): a case with a deviation is compared with the deviation's expectation instead of its
 //! own. Each case's model is resolved with `parser_auto::entry_for_model`; a case whose model does not
 //! resolve is counted as "no parser" and skipped. Every other case runs one-shot and under
-//! [`Chunking::standard`] (whole, 1/2/3/5/8 characters, eight random splits, special [`TOKENS`] whole), all
+//! [`Chunking::standard`] (whole, 1/2/3/5/8 characters, eight random splits, the resolved parser's special tokens whole), all
 //! of which must give the same message (`check_chunkings`), and that message is compared with the
 //! expectation (`compare`). A parser that panics fails the case; the run goes on.
 //!
@@ -29,24 +29,6 @@ use crate::flags;
 
 /// The corpus sources, each a directory under `corpus/`.
 const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp"];
-
-/// Special tokens a server sends as whole deltas, for [`Chunking::Tokens`].
-pub static TOKENS: &[&str] = &[
-    "<｜tool▁calls▁begin｜>",
-    "<｜tool▁calls▁end｜>",
-    "<｜tool▁call▁begin｜>",
-    "<｜tool▁call▁end｜>",
-    "<｜tool▁sep｜>",
-    "<think>",
-    "</think>",
-    "<｜end▁of▁sentence｜>",
-    "<｜DSML｜function_calls>",
-    "</｜DSML｜function_calls>",
-    "<｜DSML｜invoke",
-    "</｜DSML｜invoke>",
-    "<｜DSML｜parameter",
-    "</｜DSML｜parameter>",
-];
 
 /// The results of one corpus file.
 #[derive(Debug, Default)]
@@ -83,14 +65,8 @@ pub fn run(flags: &flags::Conformance) -> Result<ExitCode, String> {
             SOURCES.join(",")
         ));
     }
-    let deviations_path = corpus.join("deviations.jsonl");
-    let deviations = if deviations_path.is_file() {
-        load_deviations(&deviations_path)
-    } else {
-        HashMap::new()
-    };
+    let deviations = load_deviations(&corpus.join("deviations"));
 
-    let chunkings = Chunking::standard(TOKENS);
     let mut reports = Vec::new();
     let mut seen_ids = HashSet::new();
     for path in &files {
@@ -101,13 +77,7 @@ pub fn run(flags: &flags::Conformance) -> Result<ExitCode, String> {
             .to_string();
         let cases = load_cases(path);
         seen_ids.extend(cases.iter().map(|case| case.id.clone()));
-        let report = run_file(
-            name,
-            &cases,
-            &deviations,
-            &chunkings,
-            flags.family.as_deref(),
-        );
+        let report = run_file(name, &cases, &deviations, flags.family.as_deref());
         if flags.family.is_none() || report.cases > 0 {
             reports.push(report);
         }
@@ -121,9 +91,7 @@ pub fn run(flags: &flags::Conformance) -> Result<ExitCode, String> {
         .collect();
     unused.sort_unstable();
     for id in unused {
-        println!(
-            "warning: corpus/deviations.jsonl has a deviation for `{id}`, which is no corpus case"
-        );
+        println!("warning: corpus/deviations/ has a deviation for `{id}`, which is no corpus case");
     }
 
     let failures: usize = reports.iter().map(|r| r.fail).sum();
@@ -168,7 +136,6 @@ fn run_file(
     name: String,
     cases: &[Case],
     deviations: &HashMap<String, Deviation>,
-    chunkings: &[Chunking],
     family: Option<&str>,
 ) -> FileReport {
     let mut report = FileReport {
@@ -195,8 +162,9 @@ fn run_file(
             None => &case.expected,
         };
         let options = case.options();
+        let chunkings = Chunking::standard(entry.special_tokens);
         let outcome =
-            quietly(|| check_chunkings(&|| entry.parser(&options), &case.output, chunkings))
+            quietly(|| check_chunkings(&|| entry.parser(&options), &case.output, &chunkings))
                 .and_then(|checked| checked)
                 .and_then(|message| compare(&message, expected));
         match outcome {
@@ -348,9 +316,7 @@ mod tests {
         }))
         .unwrap();
         let deviations = HashMap::from([(deviation.id.clone(), deviation)]);
-        let chunkings = Chunking::standard(TOKENS);
-
-        let report = run_file("t".into(), &cases, &deviations, &chunkings, None);
+        let report = run_file("t".into(), &cases, &deviations, None);
         assert_eq!(
             (
                 report.cases,
@@ -363,15 +329,9 @@ mod tests {
         );
         assert_eq!(report.failures[0].0, "t/bad");
 
-        let report = run_file(
-            "t".into(),
-            &cases,
-            &deviations,
-            &chunkings,
-            Some("DeepSeek"),
-        );
+        let report = run_file("t".into(), &cases, &deviations, Some("DeepSeek"));
         assert_eq!((report.cases, report.no_parser, report.fail), (3, 0, 1));
-        let report = run_file("t".into(), &cases, &deviations, &chunkings, Some("qwen"));
+        let report = run_file("t".into(), &cases, &deviations, Some("qwen"));
         assert_eq!(report.cases, 0);
     }
 
