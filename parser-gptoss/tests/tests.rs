@@ -1,0 +1,1 @@
+//! The gptoss family's tests (being written).

@@ -1,0 +1,3 @@
+//! The kimi family for llm-parse (being written).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]

@@ -1,0 +1,1 @@
+//! The kimi family's tests (being written).

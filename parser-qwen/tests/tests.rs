@@ -1,0 +1,1 @@
+//! The qwen family's tests (being written).
