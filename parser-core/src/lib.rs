@@ -10,7 +10,9 @@
 //!   the rest; [`Composed`] runs them in that order and [`Parser`] is what users hold.
 //! - The streaming engine: [`MarkerSet`] and [`Carry`] (the one incremental scanner: exact hold-back of
 //!   partial markers, no re-scan of emitted text), [`JsonScanner`] (JSON boundaries, incremental),
-//!   [`JsonArgs`] and [`Calls`] (raw argument streaming, call bookkeeping).
+//!   [`JsonArgs`] and [`Calls`] (raw argument streaming, call bookkeeping), [`JsonCall`] (calls written
+//!   as `{"name": …, "arguments": …}`), [`ObjectArgs`] and [`TaggedValue`] (arguments written as tagged
+//!   parameters, built as append-only JSON).
 //! - Stage detection ([`StageDetector`]), schema typing ([`Tools`], [`ValueType`]), the argument preview
 //!   ([`preview_arguments`]) and the registry ([`ParserEntry`], [`find_for_model`]).
 //!
@@ -62,6 +64,7 @@ mod compose;
 mod deltas;
 mod error;
 mod json;
+mod json_call;
 mod message;
 mod options;
 mod preview;
@@ -70,6 +73,7 @@ mod registry;
 mod scanner;
 mod schema;
 mod stage;
+mod tagged;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tool;
@@ -78,6 +82,7 @@ pub use compose::{Composed, OutputParser, Parser};
 pub use deltas::{Accumulator, Delta, Deltas, Sink};
 pub use error::{Error, ErrorKind};
 pub use json::{JsonScanner, JsonStatus, escape_json_into, is_json_object, is_ws};
+pub use json_call::{CallEnd, JsonCall};
 pub use message::{ParsedMessage, Stage, ToolCall};
 pub use options::{ParseOptions, Policy, ReasoningFormat, SpecialTokens};
 pub use preview::preview_arguments;
@@ -91,6 +96,7 @@ pub use registry::{
 pub use scanner::{Carry, Found, MarkerSet};
 pub use schema::{ToolSchema, Tools, ValueType};
 pub use stage::StageDetector;
+pub use tagged::{ObjectArgs, TaggedValue, ValueEnd, ValueSyntax};
 pub use tool::{
     ArgsEnd, ArgsSyntax, CallIds, Calls, ContentStep, JsonArgs, Literal, ToolParser, literal_at,
 };

@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, Literal, MarkerSet,
-    ParseOptions, Sink, ToolParser, Tools, ValueType, escape_json_into, is_json_object, literal_at,
+    ObjectArgs, ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueSyntax,
+    ValueType, is_json_object, literal_at,
 };
 
 use crate::markers::*;
@@ -29,10 +30,14 @@ const BLOCK: usize = 0;
 const DROP: usize = 2;
 static CONTENT: MarkerSet = MarkerSet::new(&[DSML_BLOCKS, &[DSML_INVOKE], &[EOS]]);
 
-// What ends a parameter value: its closer, or (when the closer is missing) the invoke or block end.
-const PARAM_CLOSE: usize = 0;
+// A parameter value ends at its closer, or (when the closer is missing) at the invoke or block end.
 static VALUE_END: MarkerSet =
     MarkerSet::new(&[&[DSML_PARAM_END], &[DSML_INVOKE_END], DSML_BLOCK_ENDS]);
+static VALUE: ValueSyntax = ValueSyntax {
+    ends: &VALUE_END,
+    closer_followers: None,
+    trim_newline: false,
+};
 
 // What ends a body that is not parameters: raw or direct JSON.
 static BODY_END: MarkerSet = MarkerSet::new(&[&[DSML_INVOKE_END], DSML_BLOCK_ENDS, &[DSML_INVOKE]]);
@@ -78,19 +83,21 @@ struct Machine {
     tools: Option<Arc<Tools>>,
     /// The open call's name (for schema lookups).
     function: String,
-    /// Parameters written so far in the open call.
-    params: usize,
-    /// The open parameter's type.
+    /// The open call's arguments, built append-only.
+    args: ObjectArgs,
+    /// The open parameter's value reader and type.
+    reader: TaggedValue,
     value_type: ValueType,
     /// The open parameter's name and raw text (non-string types).
     param: String,
     value: String,
     /// A lone `arguments`/`input` wrapper, held until we know whether another parameter follows.
     wrapper: Option<(String, String)>,
+    /// The arguments were a JSON object written directly inside `invoke`.
+    direct_json: bool,
     /// Whether the open call is still well-formed.
     valid: bool,
     json_body: JsonArgs,
-    scratch: String,
 }
 
 impl DsmlToolParser {
@@ -103,14 +110,15 @@ impl DsmlToolParser {
                 calls: Calls::new(options),
                 tools: options.tools.clone(),
                 function: String::new(),
-                params: 0,
+                args: ObjectArgs::new(),
+                reader: TaggedValue::new(),
                 value_type: ValueType::String,
                 param: String::new(),
                 value: String::new(),
                 wrapper: None,
+                direct_json: false,
                 valid: true,
                 json_body: JsonArgs::new(),
-                scratch: String::new(),
             },
         }
     }
@@ -129,13 +137,11 @@ impl ToolParser for DsmlToolParser {
         if m.calls.is_open() {
             // Cut off inside a call: write what was collected, flagged invalid.
             match m.state {
-                State::StringValue => m.calls.args(out, "\""),
+                State::StringValue => m.args.string_end(&mut m.calls, out),
                 State::RawValue => {
-                    let (param, value) =
-                        (std::mem::take(&mut m.param), std::mem::take(&mut m.value));
                     m.flush_wrapper(out);
-                    m.write_key(out, &param);
-                    m.calls.args(out, &value);
+                    m.args.key(&mut m.calls, out, &m.param);
+                    m.args.value(&mut m.calls, out, &m.value);
                 }
                 _ => {}
             }
@@ -275,7 +281,10 @@ impl Machine {
                         pos += DSML_INVOKE_END.len();
                         self.close_call(out);
                         self.state = State::InBlock;
-                    } else if after.starts_with('{') && self.params == 0 && self.wrapper.is_none() {
+                    } else if after.starts_with('{')
+                        && self.args.members() == 0
+                        && self.wrapper.is_none()
+                    {
                         self.json_body.reset();
                         self.state = State::JsonBody;
                     } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], eof)
@@ -283,14 +292,7 @@ impl Machine {
                     {
                         return pos;
                     } else {
-                        // Not a parameter: the body is raw text from here on.
-                        self.flush_wrapper(out);
-                        if self.params > 0 {
-                            self.calls.args(out, "}");
-                            self.params = 0;
-                        }
-                        self.valid = false;
-                        self.state = State::RawBody;
+                        self.start_raw_body(out);
                     }
                 }
                 State::ParamHead => match tag(rest, DSML_PARAM, eof) {
@@ -299,58 +301,38 @@ impl Machine {
                         self.open_param(out, name, string);
                         pos += len;
                     }
-                    Tag::Not => {
-                        self.flush_wrapper(out);
-                        if self.params > 0 {
-                            self.calls.args(out, "}");
-                            self.params = 0;
-                        }
-                        self.valid = false;
-                        self.state = State::RawBody;
-                    }
+                    Tag::Not => self.start_raw_body(out),
                 },
-                State::StringValue => match VALUE_END.find(rest, eof) {
-                    None => {
-                        self.string_chunk(out, rest);
-                        return text.len();
-                    }
-                    Some(Found::Partial { start }) => {
-                        self.string_chunk(out, &rest[..start]);
-                        return pos + start;
-                    }
-                    Some(Found::Marker {
-                        start, end, group, ..
-                    }) => {
-                        self.string_chunk(out, &rest[..start]);
-                        self.calls.args(out, "\"");
-                        pos += start;
-                        if group == PARAM_CLOSE {
-                            pos += end - start;
+                State::StringValue => {
+                    let Machine {
+                        reader,
+                        args,
+                        calls,
+                        ..
+                    } = self;
+                    let (used, end) =
+                        reader.run(rest, eof, &VALUE, &mut |s| args.string_chunk(calls, out, s));
+                    pos += used;
+                    match end {
+                        ValueEnd::Open | ValueEnd::Truncated => return pos,
+                        ValueEnd::Closed | ValueEnd::Interrupted => {
+                            self.args.string_end(&mut self.calls, out);
+                            self.state = State::Body;
                         }
-                        self.state = State::Body;
                     }
-                },
-                State::RawValue => match VALUE_END.find(rest, eof) {
-                    None => {
-                        self.value.push_str(rest);
-                        return text.len();
-                    }
-                    Some(Found::Partial { start }) => {
-                        self.value.push_str(&rest[..start]);
-                        return pos + start;
-                    }
-                    Some(Found::Marker {
-                        start, end, group, ..
-                    }) => {
-                        self.value.push_str(&rest[..start]);
-                        self.close_raw_value(out);
-                        pos += start;
-                        if group == PARAM_CLOSE {
-                            pos += end - start;
+                }
+                State::RawValue => {
+                    let Machine { reader, value, .. } = self;
+                    let (used, end) = reader.run(rest, eof, &VALUE, &mut |s| value.push_str(s));
+                    pos += used;
+                    match end {
+                        ValueEnd::Open | ValueEnd::Truncated => return pos,
+                        ValueEnd::Closed | ValueEnd::Interrupted => {
+                            self.close_raw_value(out);
+                            self.state = State::Body;
                         }
-                        self.state = State::Body;
                     }
-                },
+                }
                 State::JsonBody => {
                     let (used, end) =
                         self.json_body
@@ -360,8 +342,7 @@ impl Machine {
                         ArgsEnd::Open => return pos,
                         ArgsEnd::Closed { valid } => {
                             self.valid &= valid;
-                            // The object was written as the arguments; what follows ends the call.
-                            self.params = usize::MAX;
+                            self.direct_json = true;
                             self.state = State::RawBody;
                         }
                     }
@@ -394,8 +375,9 @@ impl Machine {
         self.calls.start(out, name, None);
         self.function.clear();
         self.function.push_str(name);
-        self.params = 0;
+        self.args.reset();
         self.wrapper = None;
+        self.direct_json = false;
         self.valid = true;
         self.state = State::Body;
     }
@@ -403,37 +385,35 @@ impl Machine {
     fn close_call(&mut self, out: &mut dyn Sink) {
         match self.wrapper.take() {
             // A lone wrapper holding an object: its object is the arguments.
-            Some((_, value)) if self.params == 0 && is_json_object(&value) => {
-                self.calls.args(out, &value);
+            Some((_, value)) if self.args.members() == 0 && is_json_object(&value) => {
+                self.args.value(&mut self.calls, out, &value);
             }
             Some((key, value)) => {
-                self.write_key(out, &key);
-                self.calls.args(out, &value);
-                self.calls.args(out, "}");
+                self.args.key(&mut self.calls, out, &key);
+                self.args.value(&mut self.calls, out, &value);
+                self.args.finish(&mut self.calls, out);
             }
-            None if self.params == 0 => self.calls.args(out, "{}"),
-            None => self.calls.args(out, "}"),
+            None => self.args.finish(&mut self.calls, out),
         }
         let valid = self.valid;
         self.calls.end(out, valid);
     }
 
-    /// Writes `{"key": ` or `, "key": ` and counts the parameter.
-    fn write_key(&mut self, out: &mut dyn Sink, key: &str) {
-        self.scratch.clear();
-        self.scratch
-            .push_str(if self.params == 0 { "{\"" } else { ", \"" });
-        escape_json_into(key, &mut self.scratch);
-        self.scratch.push_str("\": ");
-        self.calls.args(out, &self.scratch);
-        self.params += 1;
+    /// The body is not parameters from here on: close what was written and keep the rest raw.
+    fn start_raw_body(&mut self, out: &mut dyn Sink) {
+        self.flush_wrapper(out);
+        if self.args.members() > 0 {
+            self.args.finish(&mut self.calls, out);
+        }
+        self.valid = false;
+        self.state = State::RawBody;
     }
 
     /// A held wrapper turns out not to be alone: write it as an ordinary parameter.
     fn flush_wrapper(&mut self, out: &mut dyn Sink) {
         if let Some((key, value)) = self.wrapper.take() {
-            self.write_key(out, &key);
-            self.calls.args(out, &value);
+            self.args.key(&mut self.calls, out, &key);
+            self.args.value(&mut self.calls, out, &value);
         }
     }
 
@@ -449,10 +429,11 @@ impl Machine {
             Some("false") => ValueType::Any,
             _ => ValueType::String,
         });
+        self.reader = TaggedValue::new();
         self.value.clear();
         if self.value_type.is_string() {
-            self.write_key(out, name);
-            self.calls.args(out, "\"");
+            self.args.key(&mut self.calls, out, name);
+            self.args.string_start(&mut self.calls, out);
             self.state = State::StringValue;
         } else {
             // The key is written with the value, so that a wrapper can still be unwrapped.
@@ -463,33 +444,25 @@ impl Machine {
     }
 
     fn close_raw_value(&mut self, out: &mut dyn Sink) {
-        let key = std::mem::take(&mut self.param);
         let typed = self.value_type.coerce(&self.value);
         let schema_silent = self
             .tools
             .as_ref()
             .and_then(|tools| tools.get(&self.function))
-            .is_some_and(|tool| tool.has_params() && tool.param(&key).is_none());
-        if self.params == 0 && schema_silent && matches!(key.as_str(), "arguments" | "input") {
-            self.wrapper = Some((key.clone(), typed));
+            .is_some_and(|tool| tool.has_params() && tool.param(&self.param).is_none());
+        if self.args.members() == 0
+            && schema_silent
+            && matches!(self.param.as_str(), "arguments" | "input")
+        {
+            self.wrapper = Some((self.param.clone(), typed));
         } else {
-            self.write_key(out, &key);
-            self.calls.args(out, &typed);
+            self.args.key(&mut self.calls, out, &self.param);
+            self.args.value(&mut self.calls, out, &typed);
         }
-        self.param = key;
-    }
-
-    fn string_chunk(&mut self, out: &mut dyn Sink, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        self.scratch.clear();
-        escape_json_into(text, &mut self.scratch);
-        self.calls.args(out, &self.scratch);
     }
 
     fn raw_args(&mut self, out: &mut dyn Sink, text: &str) {
-        if self.params == usize::MAX {
+        if self.direct_json {
             // After a direct JSON body: anything but whitespace makes the call invalid.
             if text.bytes().all(parser_core::is_ws) {
                 return;

@@ -1,0 +1,639 @@
+//! A call written as a JSON object: `{"name": "get_weather", "arguments": {"city": "Paris"}}` (Hermes /
+//! Qwen, Llama-3 JSON, and the JSON-native formats the template analyzer finds).
+//!
+//! The call is committed when its `"name"` string is complete (DESIGN §4.6); from then on the arguments
+//! stream as the raw text the model wrote. `"parameters"` is read as `"arguments"`. Arguments given as a
+//! JSON-encoded string (`"arguments": "{\"city\": \"Paris\"}"`) are decoded as they arrive, so the
+//! fragments still concatenate to the final arguments. Arguments that come before the name are held until
+//! the name is known. Other keys (`"id"`, `"type"`) are skipped.
+
+use crate::deltas::Sink;
+use crate::json::{JsonScanner, JsonStatus, is_ws};
+use crate::scanner::{Found, MarkerSet};
+use crate::tool::Calls;
+
+/// Longest key or name read before the object is taken not to be a call.
+const NAME_LIMIT: usize = 256;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Before the opening brace.
+    Lead,
+    /// After `{`: a key or `}`.
+    FirstKey,
+    /// After `,`: a key.
+    Key,
+    /// Inside a key string.
+    KeyText {
+        escaped: bool,
+    },
+    Colon,
+    /// Before a value; what it is depends on the key.
+    Value,
+    NameText {
+        escaped: bool,
+    },
+    ArgsObject,
+    ArgsString,
+    /// Any other value, skipped.
+    Skip,
+    /// After a value: `,` or `}`.
+    After,
+    /// The object broke after the call was committed: raw text up to an end marker.
+    Broken,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Name,
+    Arguments,
+    Other,
+}
+
+/// How [`JsonCall::run`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallEnd {
+    /// More text is needed.
+    Open,
+    /// The object ended (or broke) and the call is over; `valid` tells whether its arguments are a
+    /// complete JSON object.
+    Closed {
+        /// Whether the arguments are a complete JSON object.
+        valid: bool,
+    },
+    /// The text is not a call (no name before the object ended or broke): the consumed text, available
+    /// from [`JsonCall::raw`], is content.
+    NotACall,
+}
+
+/// Streams one JSON call object; see the module docs.
+#[derive(Clone, Debug)]
+pub struct JsonCall {
+    phase: Phase,
+    key: Key,
+    key_text: String,
+    name: String,
+    committed: bool,
+    /// Everything consumed before the call was committed (content, if it never is).
+    raw: String,
+    /// Arguments read before the name.
+    pending: String,
+    args_seen: bool,
+    args_valid: bool,
+    /// Validates the arguments (raw object, or the decoded string).
+    args_json: JsonScanner,
+    /// Decoded string arguments had text after their object.
+    trailing_junk: bool,
+    skip: JsonScanner,
+    unescape: Unescape,
+    decoded: String,
+}
+
+impl Default for JsonCall {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonCall {
+    /// Ready for a call object.
+    pub fn new() -> Self {
+        JsonCall {
+            phase: Phase::Lead,
+            key: Key::Other,
+            key_text: String::new(),
+            name: String::new(),
+            committed: false,
+            raw: String::new(),
+            pending: String::new(),
+            args_seen: false,
+            args_valid: false,
+            args_json: JsonScanner::object(),
+            trailing_junk: false,
+            skip: JsonScanner::any(),
+            unescape: Unescape::default(),
+            decoded: String::new(),
+        }
+    }
+
+    /// Ready for the next call, keeping allocations.
+    pub fn reset(&mut self) {
+        self.phase = Phase::Lead;
+        self.key_text.clear();
+        self.name.clear();
+        self.committed = false;
+        self.raw.clear();
+        self.pending.clear();
+        self.args_seen = false;
+        self.args_valid = false;
+        self.args_json.reset();
+        self.trailing_junk = false;
+        self.unescape = Unescape::default();
+    }
+
+    /// The text consumed while the object was not yet a call (after [`CallEnd::NotACall`]: content).
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// True once the name is complete and the call was announced.
+    pub fn is_committed(&self) -> bool {
+        self.committed
+    }
+
+    /// Consumes the object from `text`. `end` holds the markers that end the call block (for example
+    /// `</tool_call>`): if the object breaks after the call was committed, the text up to them is kept as
+    /// raw arguments and the call is flagged invalid. At `eof` it always ends.
+    pub fn run(
+        &mut self,
+        text: &str,
+        eof: bool,
+        end: &MarkerSet,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) -> (usize, CallEnd) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let c = bytes[pos];
+            match self.phase {
+                Phase::Lead | Phase::FirstKey | Phase::Key | Phase::Colon | Phase::After
+                    if is_ws(c) =>
+                {
+                    pos = self.take(text, pos, pos + 1);
+                }
+                Phase::Lead => {
+                    if c != b'{' {
+                        return (pos, CallEnd::NotACall);
+                    }
+                    pos = self.take(text, pos, pos + 1);
+                    self.phase = Phase::FirstKey;
+                }
+                Phase::FirstKey | Phase::Key => match c {
+                    b'"' => {
+                        pos = self.take(text, pos, pos + 1);
+                        self.key_text.clear();
+                        self.phase = Phase::KeyText { escaped: false };
+                    }
+                    b'}' if self.phase == Phase::FirstKey => {
+                        pos = self.take(text, pos, pos + 1);
+                        return (pos, self.object_end(calls, out));
+                    }
+                    _ => return self.broken(text, pos, eof, end, calls, out),
+                },
+                Phase::KeyText { escaped } => {
+                    if self.key_text.len() > NAME_LIMIT {
+                        return self.broken(text, pos, eof, end, calls, out);
+                    }
+                    let ch = text[pos..].chars().next().unwrap_or('\u{fffd}');
+                    let next = pos + ch.len_utf8();
+                    if !escaped && ch == '"' {
+                        self.key = match self.key_text.as_str() {
+                            "name" => Key::Name,
+                            "arguments" | "parameters" => Key::Arguments,
+                            _ => Key::Other,
+                        };
+                        self.phase = Phase::Colon;
+                    } else {
+                        self.key_text.push(ch);
+                        self.phase = Phase::KeyText {
+                            escaped: !escaped && ch == '\\',
+                        };
+                    }
+                    pos = self.take(text, pos, next);
+                }
+                Phase::Colon => {
+                    if c != b':' {
+                        return self.broken(text, pos, eof, end, calls, out);
+                    }
+                    pos = self.take(text, pos, pos + 1);
+                    self.phase = Phase::Value;
+                }
+                Phase::Value => {
+                    if is_ws(c) {
+                        pos = self.take(text, pos, pos + 1);
+                        continue;
+                    }
+                    match (self.key, c) {
+                        (Key::Name, b'"') if !self.committed => {
+                            pos = self.take(text, pos, pos + 1);
+                            self.name.clear();
+                            self.phase = Phase::NameText { escaped: false };
+                        }
+                        (Key::Arguments, b'{') if !self.args_seen => {
+                            self.args_seen = true;
+                            self.args_json.reset();
+                            self.phase = Phase::ArgsObject;
+                        }
+                        (Key::Arguments, b'"') if !self.args_seen => {
+                            self.args_seen = true;
+                            self.args_json.reset();
+                            self.trailing_junk = false;
+                            self.unescape = Unescape::default();
+                            pos = self.take(text, pos, pos + 1);
+                            self.phase = Phase::ArgsString;
+                        }
+                        _ => {
+                            self.skip.reset();
+                            self.phase = Phase::Skip;
+                        }
+                    }
+                }
+                Phase::NameText { escaped } => {
+                    if self.name.len() > NAME_LIMIT {
+                        return self.broken(text, pos, eof, end, calls, out);
+                    }
+                    let ch = text[pos..].chars().next().unwrap_or('\u{fffd}');
+                    let next = pos + ch.len_utf8();
+                    pos = self.take(text, pos, next);
+                    if escaped {
+                        self.name.push(match ch {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                        self.phase = Phase::NameText { escaped: false };
+                    } else if ch == '\\' {
+                        self.phase = Phase::NameText { escaped: true };
+                    } else if ch == '"' {
+                        self.commit(calls, out);
+                        self.phase = Phase::After;
+                    } else {
+                        self.name.push(ch);
+                    }
+                }
+                Phase::ArgsObject => {
+                    let (used, status) = self.args_json.feed(&text[pos..]);
+                    self.write_args(calls, out, &text[pos..pos + used]);
+                    pos += used;
+                    match status {
+                        JsonStatus::Partial => {}
+                        JsonStatus::Complete => {
+                            self.args_valid = true;
+                            self.phase = Phase::After;
+                        }
+                        JsonStatus::Invalid => return self.broken(text, pos, eof, end, calls, out),
+                    }
+                }
+                Phase::ArgsString => {
+                    let (used, closed, ok) = self.unescape.feed(&text[pos..], &mut self.decoded);
+                    if !self.committed {
+                        self.raw.push_str(&text[pos..pos + used]);
+                    }
+                    pos += used;
+                    let decoded = std::mem::take(&mut self.decoded);
+                    self.check_decoded(&decoded);
+                    self.write_args(calls, out, &decoded);
+                    self.decoded = decoded;
+                    self.decoded.clear();
+                    if !ok {
+                        return self.broken(text, pos, eof, end, calls, out);
+                    }
+                    if closed {
+                        self.args_valid =
+                            self.args_json.status() == JsonStatus::Complete && !self.trailing_junk;
+                        self.phase = Phase::After;
+                    }
+                }
+                Phase::Skip => {
+                    let (used, status) = self.skip.feed(&text[pos..]);
+                    pos = self.take(text, pos, pos + used);
+                    match status {
+                        JsonStatus::Partial => {}
+                        JsonStatus::Complete => self.phase = Phase::After,
+                        JsonStatus::Invalid => return self.broken(text, pos, eof, end, calls, out),
+                    }
+                }
+                Phase::After => match c {
+                    b',' => {
+                        pos = self.take(text, pos, pos + 1);
+                        self.phase = Phase::Key;
+                    }
+                    b'}' => {
+                        pos = self.take(text, pos, pos + 1);
+                        return (pos, self.object_end(calls, out));
+                    }
+                    _ => return self.broken(text, pos, eof, end, calls, out),
+                },
+                Phase::Broken => return self.broken(text, pos, eof, end, calls, out),
+            }
+        }
+        if eof {
+            // Truncated inside the object.
+            if self.committed {
+                return (pos, CallEnd::Closed { valid: false });
+            }
+            return (pos, CallEnd::NotACall);
+        }
+        (pos, CallEnd::Open)
+    }
+
+    /// Consumes `text[from..to]`: remembered as raw text while the call is not committed.
+    fn take(&mut self, text: &str, from: usize, to: usize) -> usize {
+        if !self.committed {
+            self.raw.push_str(&text[from..to]);
+        }
+        to
+    }
+
+    fn write_args(&mut self, calls: &mut Calls, out: &mut dyn Sink, fragment: &str) {
+        if self.committed {
+            calls.args(out, fragment);
+        } else {
+            self.raw.push_str(fragment);
+            self.pending.push_str(fragment);
+        }
+    }
+
+    /// Decoded string arguments must form one JSON object (whitespace around it allowed).
+    fn check_decoded(&mut self, decoded: &str) {
+        let used = match self.args_json.status() {
+            JsonStatus::Partial => self.args_json.feed(decoded).0,
+            _ => 0,
+        };
+        if self.args_json.status() == JsonStatus::Complete && !decoded[used..].bytes().all(is_ws) {
+            self.trailing_junk = true;
+        }
+    }
+
+    fn commit(&mut self, calls: &mut Calls, out: &mut dyn Sink) {
+        if self.committed {
+            return;
+        }
+        calls.start(out, &self.name, None);
+        self.committed = true;
+        self.raw.clear();
+        if !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            calls.args(out, &pending);
+        }
+    }
+
+    fn object_end(&mut self, calls: &mut Calls, out: &mut dyn Sink) -> CallEnd {
+        if !self.committed {
+            return CallEnd::NotACall;
+        }
+        if !self.args_seen {
+            // `{"name": "now"}`: a call without arguments takes the empty object, the one fragment
+            // written for the model (clients need `arguments` to be JSON).
+            calls.args(out, "{}");
+            return CallEnd::Closed { valid: true };
+        }
+        CallEnd::Closed {
+            valid: self.args_valid,
+        }
+    }
+
+    /// The object broke at `pos`. Before the name it is not a call; after, the text up to an end marker
+    /// is kept as raw arguments and the call is invalid — unless its arguments were already complete and
+    /// only the wrapper broke, in which case the wrapper's tail is dropped with the block.
+    fn broken(
+        &mut self,
+        text: &str,
+        pos: usize,
+        eof: bool,
+        end: &MarkerSet,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) -> (usize, CallEnd) {
+        if !self.committed {
+            return (pos, CallEnd::NotACall);
+        }
+        self.phase = Phase::Broken;
+        let rest = &text[pos..];
+        match end.find(rest, eof) {
+            Some(Found::Marker { start, .. }) => {
+                self.junk(calls, out, &rest[..start]);
+                (
+                    pos + start,
+                    CallEnd::Closed {
+                        valid: self.args_valid,
+                    },
+                )
+            }
+            Some(Found::Partial { start }) => {
+                self.junk(calls, out, &rest[..start]);
+                (pos + start, CallEnd::Open)
+            }
+            None => {
+                self.junk(calls, out, rest);
+                let end = if eof {
+                    CallEnd::Closed {
+                        valid: self.args_valid,
+                    }
+                } else {
+                    CallEnd::Open
+                };
+                (text.len(), end)
+            }
+        }
+    }
+
+    fn junk(&mut self, calls: &mut Calls, out: &mut dyn Sink, text: &str) {
+        if !self.args_valid {
+            calls.args(out, text);
+        }
+    }
+}
+
+/// Incremental decoding of a JSON string's content.
+#[derive(Clone, Copy, Debug, Default)]
+struct Unescape {
+    /// After a backslash.
+    backslash: bool,
+    /// Inside `\uXXXX`: digits read so far and their value.
+    hex: Option<(u8, u32)>,
+    /// A high surrogate waiting for its low half.
+    high: Option<u32>,
+}
+
+impl Unescape {
+    /// Decodes from `text` into `out`; returns (consumed, string closed, well-formed so far). Stops after
+    /// the closing quote. An unfinished escape is consumed and remembered, never emitted half-way.
+    fn feed(&mut self, text: &str, out: &mut String) -> (usize, bool, bool) {
+        for (at, ch) in text.char_indices() {
+            let next = at + ch.len_utf8();
+            if let Some((digits, value)) = self.hex {
+                let Some(d) = ch.to_digit(16) else {
+                    return (next, false, false);
+                };
+                let value = value * 16 + d;
+                if digits + 1 < 4 {
+                    self.hex = Some((digits + 1, value));
+                    continue;
+                }
+                self.hex = None;
+                match (self.high.take(), value) {
+                    (None, 0xD800..=0xDBFF) => self.high = Some(value),
+                    (Some(high), 0xDC00..=0xDFFF) => {
+                        let code = 0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00);
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                    }
+                    (None, code) => match char::from_u32(code) {
+                        Some(c) => out.push(c),
+                        None => return (next, false, false),
+                    },
+                    (Some(_), _) => return (next, false, false),
+                }
+                continue;
+            }
+            if self.backslash {
+                self.backslash = false;
+                if self.high.is_some() && ch != 'u' {
+                    return (next, false, false);
+                }
+                let decoded = match ch {
+                    '"' => '"',
+                    '\\' => '\\',
+                    '/' => '/',
+                    'b' => '\u{08}',
+                    'f' => '\u{0c}',
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    'u' => {
+                        self.hex = Some((0, 0));
+                        continue;
+                    }
+                    _ => return (next, false, false),
+                };
+                out.push(decoded);
+                continue;
+            }
+            if self.high.is_some() && ch != '\\' {
+                return (at, false, false);
+            }
+            match ch {
+                '\\' => self.backslash = true,
+                '"' => return (next, true, true),
+                c if (c as u32) < 0x20 => return (at, false, false),
+                c => out.push(c),
+            }
+        }
+        (text.len(), false, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deltas::Accumulator;
+    use crate::message::ParsedMessage;
+    use crate::options::ParseOptions;
+
+    static END: MarkerSet = MarkerSet::new(&[&["</tool_call>"]]);
+
+    /// Runs the object over `text` cut at every position; all runs must agree. Returns the message and
+    /// the unconsumed rest.
+    fn read_all(text: &str) -> (ParsedMessage, CallEnd, String) {
+        let mut first: Option<(ParsedMessage, CallEnd, String)> = None;
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let mut calls = Calls::new(&ParseOptions::new().with_call_id_seed(1));
+            let mut out = Accumulator::new();
+            let mut call = JsonCall::new();
+            let mut held = String::new();
+            let mut result = CallEnd::Open;
+            for (piece, eof) in [(&text[..cut], false), (&text[cut..], true)] {
+                held.push_str(piece);
+                if result != CallEnd::Open {
+                    continue;
+                }
+                let (used, end) = call.run(&held, eof, &END, &mut calls, &mut out);
+                held.drain(..used);
+                result = end;
+            }
+            if let CallEnd::Closed { valid } = result {
+                calls.end(&mut out, valid);
+            }
+            let got = (out.into_message(), result, held);
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert_eq!(&got, f, "cut {cut} of {text:?}"),
+            }
+        }
+        first.unwrap()
+    }
+
+    fn call(text: &str) -> (String, String, bool, String) {
+        let (message, end, rest) = read_all(text);
+        assert!(
+            matches!(end, CallEnd::Closed { .. }),
+            "{end:?} for {text:?}"
+        );
+        let call = &message.tool_calls[0];
+        (call.name.clone(), call.arguments.clone(), call.valid, rest)
+    }
+
+    #[test]
+    fn name_then_object_arguments_stream_raw() {
+        let (name, args, valid, rest) = call(
+            r#"{"name": "get_weather", "arguments": {"city": "Paris", "n": [1, 2]}}</tool_call>"#,
+        );
+        assert_eq!(
+            (name.as_str(), args.as_str(), valid),
+            ("get_weather", r#"{"city": "Paris", "n": [1, 2]}"#, true)
+        );
+        assert_eq!(rest, "</tool_call>");
+    }
+
+    #[test]
+    fn arguments_before_the_name_are_held_then_written() {
+        let (name, args, valid, _) = call(r#"{"arguments": {"q": "x"}, "name": "search"}"#);
+        assert_eq!(
+            (name.as_str(), args.as_str(), valid),
+            ("search", r#"{"q": "x"}"#, true)
+        );
+    }
+
+    #[test]
+    fn string_arguments_are_decoded() {
+        let (_, args, valid, _) = call(
+            r#"{"name": "f", "arguments": "{\"city\": \"北京\", \"e\": \"\ud83d\ude00\", \"q\": \"a\\\"b\"}"}"#,
+        );
+        assert_eq!(args, r#"{"city": "北京", "e": "😀", "q": "a\"b"}"#);
+        assert!(valid);
+        let (_, args, valid, _) = call(r#"{"name": "f", "arguments": "not an object"}"#);
+        assert_eq!((args.as_str(), valid), ("not an object", false));
+    }
+
+    #[test]
+    fn parameters_is_arguments_and_other_keys_are_skipped() {
+        let (name, args, valid, _) = call(
+            r#"{"id": 7, "type": "function", "name": "f", "extra": {"a": [true]}, "parameters": {}}"#,
+        );
+        assert_eq!((name.as_str(), args.as_str(), valid), ("f", "{}", true));
+    }
+
+    #[test]
+    fn a_name_without_arguments_gets_the_empty_object() {
+        let (_, args, valid, _) = call(r#"{"name": "now"}"#);
+        assert_eq!((args.as_str(), valid), ("{}", true));
+    }
+
+    #[test]
+    fn objects_without_a_name_are_not_calls() {
+        let (message, end, rest) = read_all(r#"{"foo": 1, "arguments": {"a": 1}} tail"#);
+        assert_eq!(end, CallEnd::NotACall);
+        assert!(message.tool_calls.is_empty());
+        assert_eq!(rest, " tail");
+        assert_eq!(read_all("I will call it").1, CallEnd::NotACall);
+    }
+
+    #[test]
+    fn broken_after_commit_keeps_raw_text_up_to_the_end_marker() {
+        let (name, args, valid, rest) =
+            call(r#"{"name": "f", "arguments": {"a": tru}}</tool_call>"#);
+        assert_eq!(
+            (name.as_str(), args.as_str(), valid),
+            ("f", r#"{"a": tru}}"#, false)
+        );
+        assert_eq!(rest, "</tool_call>");
+    }
+
+    #[test]
+    fn truncated_after_commit_is_an_invalid_call() {
+        let (message, end, _) = read_all(r#"{"name": "f", "arguments": {"city": "Par"#);
+        assert_eq!(end, CallEnd::Closed { valid: false });
+        assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Par"#);
+    }
+}
