@@ -381,6 +381,23 @@ pub fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The length of the run of JSON whitespace at the start of `text`.
+pub fn leading_ws(text: &str) -> usize {
+    text.bytes().take_while(|&b| is_ws(b)).count()
+}
+
+/// Where `needle` starts in `text`, if it starts within the first `limit` bytes.
+///
+/// For reading a bounded head (a call id, a name, a tag): decided on the text seen so far only, so that
+/// every chunking of the same output decides alike.
+pub fn find_within(text: &str, needle: &str, limit: usize) -> Option<usize> {
+    let mut end = text.len().min(limit.saturating_add(needle.len()));
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].find(needle)
+}
+
 /// Appends `text` to `out` as the inside of a JSON string (quotes not included).
 ///
 /// Only `"`, `\` and control characters are escaped; everything else, non-ASCII included, is kept as is.

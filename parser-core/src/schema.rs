@@ -119,6 +119,11 @@ impl Tools {
         self.tools.is_empty()
     }
 
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
     /// The tools, in request order.
     pub fn iter(&self) -> impl Iterator<Item = &ToolSchema> {
         self.tools.iter()

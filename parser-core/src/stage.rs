@@ -96,6 +96,16 @@ impl StageDetector {
     /// The stage for a request: the explicit stage, else the prompt tail, else the token ids, else
     /// `enable_thinking`, else `default`.
     pub fn resolve(&self, options: &ParseOptions, default: Stage) -> Stage {
+        self.resolve_inner(options, default, true)
+    }
+
+    /// Like [`resolve`](Self::resolve), for models whose template has no thinking switch:
+    /// `enable_thinking` is ignored.
+    pub fn resolve_without_switch(&self, options: &ParseOptions, default: Stage) -> Stage {
+        self.resolve_inner(options, default, false)
+    }
+
+    fn resolve_inner(&self, options: &ParseOptions, default: Stage, switch: bool) -> Stage {
         if let Some(stage) = options.stage {
             return stage;
         }
@@ -111,7 +121,7 @@ impl StageDetector {
         {
             return stage;
         }
-        match options.enable_thinking {
+        match options.enable_thinking.filter(|_| switch) {
             Some(true) => Stage::Reasoning,
             Some(false) => Stage::Content,
             None => default,

@@ -7,7 +7,7 @@
 //!   flagged invalid when the JSON breaks.
 
 use crate::deltas::{Accumulator, Sink};
-use crate::json::{JsonScanner, JsonStatus, is_ws};
+use crate::json::{JsonScanner, JsonStatus, is_ws, leading_ws};
 use crate::message::ParsedMessage;
 use crate::options::ParseOptions;
 use crate::scanner::{Found, MarkerSet};
@@ -433,10 +433,6 @@ impl JsonArgs {
             (pos, ArgsEnd::Open)
         }
     }
-}
-
-fn leading_ws(text: &str) -> usize {
-    text.bytes().take_while(|&b| is_ws(b)).count()
 }
 
 /// Whether `text` starts with one of `literals`, could still grow into one, or neither.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, Literal, MarkerSet,
     ObjectArgs, ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueSyntax,
-    ValueType, is_json_object, literal_at,
+    ValueType, is_json_object, leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -471,10 +471,6 @@ impl Machine {
         }
         self.calls.args(out, text);
     }
-}
-
-fn leading_ws(text: &str) -> usize {
-    text.bytes().take_while(|&b| parser_core::is_ws(b)).count()
 }
 
 /// Reads a tag `<｜DSML｜invoke name="…">` / `<｜DSML｜parameter name="…" string="…">` at the start of

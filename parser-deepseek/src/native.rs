@@ -20,7 +20,7 @@
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus, Literal,
-    MarkerSet, ParseOptions, Sink, ToolParser, literal_at,
+    MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -402,7 +402,7 @@ impl Machine {
     /// Parses `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>…` at the start of `text`.
     fn call_head<'t>(&self, text: &'t str, eof: bool) -> Head<'t> {
         let after = &text[CALL_BEGIN.len()..];
-        let Some(sep_at) = find_before_limit(after, SEP, eof) else {
+        let Some(sep_at) = find_within(after, SEP, HEAD_LIMIT) else {
             return if eof || !could_still_be_head(after) {
                 Head::NotACall
             } else {
@@ -479,10 +479,6 @@ impl Machine {
     }
 }
 
-fn leading_ws(text: &str) -> usize {
-    text.bytes().take_while(|&b| parser_core::is_ws(b)).count()
-}
-
 /// A function name: non-empty, no whitespace, no markup, not absurdly long.
 fn is_name(name: &str) -> bool {
     !name.is_empty()
@@ -490,16 +486,6 @@ fn is_name(name: &str) -> bool {
         && !name
             .chars()
             .any(|c| c.is_whitespace() || matches!(c, '<' | '>' | '｜' | '`' | '{' | '}'))
-}
-
-/// The offset of `needle` in `text` if it starts within the head limit.
-fn find_before_limit(text: &str, needle: &str, _eof: bool) -> Option<usize> {
-    let window = text.len().min(HEAD_LIMIT + needle.len());
-    let mut end = window;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].find(needle)
 }
 
 /// Whether text after `<｜tool▁call▁begin｜>` with no separator yet may still become a call head.
