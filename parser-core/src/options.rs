@@ -24,6 +24,13 @@ pub struct Policy {
     /// written outside reasoning (before the first call or between calls), later call markup is content.
     /// Default `false`: every committed call block is a call and the text around it is content.
     pub strict_tool_position: bool,
+    /// Harmony (GPT-OSS): a `commentary` message without a recipient (a preamble) is reasoning.
+    /// Default `false`: it is content, as ollama and llama.cpp report it (mistral.rs: reasoning).
+    pub preamble_as_reasoning: bool,
+    /// Harmony (GPT-OSS): messages to built-in tools (recipients outside `functions.`, such as
+    /// `browser.search` or `python`) are reported as calls. Default `false`: they are reasoning, since the
+    /// server did not declare them as functions.
+    pub builtin_tools_as_calls: bool,
 }
 
 /// A table of special tokens: token id ⇄ text, as in `tokenizer_config.json`'s `added_tokens_decoder`.

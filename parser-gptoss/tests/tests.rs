@@ -1,1 +1,6 @@
-//! The gptoss family's tests (being written).
+//! The GPT-OSS family's tests: the copied corpora (one-shot and every chunking), behaviour tables, and
+//! property tests. One binary (`autotests = false`).
+
+mod behaviour;
+mod corpus;
+mod properties;

@@ -1,0 +1,182 @@
+//! Reading one message header (the text between a message's first byte and `<|message|>`) and deciding
+//! where the message goes.
+//!
+//! A header is only read once it is complete (its `<|message|>` has been seen within
+//! [`HEADER_LIMIT`] bytes), so the decision depends on the header alone,
+//! never on how the output was chunked.
+
+use parser_core::is_ws;
+
+use crate::markers::*;
+use crate::policy::{BuiltinTools, HarmonyPolicy, Preamble};
+
+/// The parts of a header that decide where its message goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Header<'t> {
+    /// The word after `<|channel|>` (the last one, if the model wrote several).
+    pub channel: Option<&'t str>,
+    /// The word after `to=` (in the role part or the channel part).
+    pub recipient: Option<&'t str>,
+}
+
+/// Which field a text message goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Field {
+    Reasoning,
+    Content,
+}
+
+/// What a message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind<'t> {
+    /// Text for a field.
+    Text(Field),
+    /// A tool call with this name; the body is its arguments.
+    Call(&'t str),
+}
+
+/// Reads a header: `[<|start|>] {WS | <|channel|>WORD | to=WORD | <|constrain|>WORD | WORD}`, where a
+/// word runs up to whitespace or `<`. Bare words (the role `assistant`, a content type `json`) are
+/// skipped.
+pub(crate) fn parse(text: &str) -> Header<'_> {
+    let mut header = Header::default();
+    let mut rest = text.strip_prefix(START).unwrap_or(text);
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii() && is_ws(c as u8));
+        if rest.is_empty() {
+            return header;
+        }
+        if let Some(after) = rest.strip_prefix(CHANNEL) {
+            let (word, after) = word(after.trim_start_matches(is_space));
+            header.channel = Some(word).filter(|w| !w.is_empty());
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(CONSTRAIN) {
+            rest = word(after.trim_start_matches(is_space)).1;
+        } else if let Some(after) = rest.strip_prefix(RECIPIENT) {
+            let (word, after) = word(after);
+            header.recipient = Some(word).filter(|w| !w.is_empty());
+            rest = after;
+        } else {
+            let (word, after) = word(rest);
+            rest = if word.is_empty() {
+                // A `<` that starts no known marker: skip it.
+                &rest[1..]
+            } else {
+                after
+            };
+        }
+    }
+}
+
+fn is_space(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// The word at the start of `text` (up to whitespace or `<`), and the rest.
+fn word(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| c.is_whitespace() || c == '<')
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// A function name: non-empty, bounded, no whitespace or markup.
+pub(crate) fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= HEADER_LIMIT
+        && !name.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '{' | '}' | '"' | '`')
+        })
+}
+
+/// Where a message with this header goes, under `policy`.
+///
+/// - `to=functions.NAME` (any channel): a call to NAME.
+/// - any other recipient (`browser.search`, `python`, …): a built-in tool, reasoning by default, or a call
+///   named after the whole recipient under [`BuiltinTools::Calls`].
+/// - `analysis`: reasoning; `commentary` (a preamble): content by default, reasoning under
+///   [`Preamble::Reasoning`]; `final`, an unknown channel or none: content.
+pub(crate) fn decide<'t>(header: &Header<'t>, policy: &HarmonyPolicy) -> Kind<'t> {
+    if let Some(recipient) = header.recipient {
+        if let Some(name) = recipient.strip_prefix(FUNCTIONS)
+            && is_name(name)
+        {
+            return Kind::Call(name);
+        }
+        return match policy.builtin_tools {
+            BuiltinTools::Calls if is_name(recipient) => Kind::Call(recipient),
+            _ => Kind::Text(Field::Reasoning),
+        };
+    }
+    match header.channel {
+        Some(ANALYSIS) => Kind::Text(Field::Reasoning),
+        Some(COMMENTARY) if policy.preamble == Preamble::Reasoning => Kind::Text(Field::Reasoning),
+        _ => Kind::Text(Field::Content),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header<'t>(channel: Option<&'t str>, recipient: Option<&'t str>) -> Header<'t> {
+        Header { channel, recipient }
+    }
+
+    #[test]
+    fn reads_every_header_shape() {
+        let cases = [
+            ("<|channel|>analysis", header(Some("analysis"), None)),
+            (
+                "<|channel|>commentary to=functions.get_weather <|constrain|>json",
+                header(Some("commentary"), Some("functions.get_weather")),
+            ),
+            (
+                "<|channel|>commentary to=functions.f<|constrain|>json",
+                header(Some("commentary"), Some("functions.f")),
+            ),
+            (
+                "<|start|>assistant to=functions.f<|channel|>commentary json",
+                header(Some("commentary"), Some("functions.f")),
+            ),
+            (
+                " to=functions.f<|channel|>analysis",
+                header(Some("analysis"), Some("functions.f")),
+            ),
+            (
+                "<|channel|>analysis to=browser.search",
+                header(Some("analysis"), Some("browser.search")),
+            ),
+            ("assistant", header(None, None)),
+            ("", header(None, None)),
+            ("<|channel|>", header(None, None)),
+            ("<weird> to=", header(None, None)),
+            ("<|channel|>final ", header(Some("final"), None)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn decides_by_recipient_then_channel() {
+        let default = HarmonyPolicy::default();
+        let surfaced = HarmonyPolicy::default()
+            .with_builtin_tools(BuiltinTools::Calls)
+            .with_preamble(Preamble::Reasoning);
+        let call = header(Some("commentary"), Some("functions.get_weather"));
+        assert_eq!(decide(&call, &default), Kind::Call("get_weather"));
+        let browser = header(Some("analysis"), Some("browser.search"));
+        assert_eq!(decide(&browser, &default), Kind::Text(Field::Reasoning));
+        assert_eq!(decide(&browser, &surfaced), Kind::Call("browser.search"));
+        let preamble = header(Some("commentary"), None);
+        assert_eq!(decide(&preamble, &default), Kind::Text(Field::Content));
+        assert_eq!(decide(&preamble, &surfaced), Kind::Text(Field::Reasoning));
+        let empty_name = header(Some("commentary"), Some("functions."));
+        assert_eq!(decide(&empty_name, &default), Kind::Text(Field::Reasoning));
+        assert_eq!(
+            decide(&header(None, None), &default),
+            Kind::Text(Field::Content)
+        );
+    }
+}
