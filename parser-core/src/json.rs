@@ -402,32 +402,48 @@ pub fn find_within(text: &str, needle: &str, limit: usize) -> Option<usize> {
 ///
 /// Only `"`, `\` and control characters are escaped; everything else, non-ASCII included, is kept as is.
 pub fn escape_json_into(text: &str, out: &mut String) {
+    escape_json_each(text, |piece| out.push_str(piece));
+}
+
+/// Escapes `text` as the inside of a JSON string, handing the result to `emit` in pieces: runs of text
+/// that need no escape, borrowed from `text`, and escape sequences. Nothing is allocated.
+///
+/// ```
+/// let mut pieces = Vec::new();
+/// parser_core::escape_json_each("say \"hi\"\n北京", |p| pieces.push(p.to_owned()));
+/// assert_eq!(pieces.concat(), r#"say \"hi\"\n北京"#);
+/// ```
+pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
     let mut plain_from = 0;
-    for (at, c) in text.char_indices() {
-        let escaped: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            '\u{08}' => Some("\\b"),
-            '\u{0c}' => Some("\\f"),
-            _ => None,
+    let mut unicode = [b'\\', b'u', b'0', b'0', b'0', b'0'];
+    for (at, &b) in bytes.iter().enumerate() {
+        // Only ASCII bytes are ever escaped, so every cut below is a character boundary.
+        let escaped: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => {
+                unicode[4] = HEX[(b >> 4) as usize];
+                unicode[5] = HEX[(b & 15) as usize];
+                std::str::from_utf8(&unicode).unwrap_or("")
+            }
+            _ => continue,
         };
-        if let Some(escaped) = escaped {
-            out.push_str(&text[plain_from..at]);
-            out.push_str(escaped);
-            plain_from = at + 1;
-        } else if (c as u32) < 0x20 {
-            out.push_str(&text[plain_from..at]);
-            out.push_str("\\u00");
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push(HEX[(c as usize) >> 4] as char);
-            out.push(HEX[(c as usize) & 15] as char);
-            plain_from = at + 1;
+        if plain_from < at {
+            emit(&text[plain_from..at]);
         }
+        emit(escaped);
+        plain_from = at + 1;
     }
-    out.push_str(&text[plain_from..]);
+    if plain_from < text.len() {
+        emit(&text[plain_from..]);
+    }
 }
 
 /// True when `text` is exactly one valid JSON object (surrounding whitespace allowed).

@@ -264,6 +264,9 @@ impl JsonCall {
                 }
                 Phase::ArgsObject => {
                     let (used, status) = self.args_json.feed(&text[pos..]);
+                    if !self.committed {
+                        self.raw.push_str(&text[pos..pos + used]);
+                    }
                     self.write_args(calls, out, &text[pos..pos + used]);
                     pos += used;
                     match status {
@@ -336,11 +339,12 @@ impl JsonCall {
         to
     }
 
+    /// Writes argument text (raw object text, or decoded string text): to the call once it is committed,
+    /// else held until the name comes. The raw text itself is recorded by the caller.
     fn write_args(&mut self, calls: &mut Calls, out: &mut dyn Sink, fragment: &str) {
         if self.committed {
             calls.args(out, fragment);
         } else {
-            self.raw.push_str(fragment);
             self.pending.push_str(fragment);
         }
     }
@@ -628,6 +632,31 @@ mod tests {
             ("f", r#"{"a": tru}}"#, false)
         );
         assert_eq!(rest, "</tool_call>");
+    }
+
+    // Regression: string arguments before the name, in an object that never becomes a call, used to put
+    // the decoded text into `raw` beside the raw text.
+    #[test]
+    fn raw_text_is_exactly_what_was_consumed() {
+        let text = r#"{"arguments": "{\"a\": 1}", "foo": 2}"#;
+        for cut in 0..=text.len() {
+            let mut calls = Calls::new(&ParseOptions::new());
+            let mut out = Accumulator::new();
+            let mut call = JsonCall::new();
+            let mut held = String::new();
+            let mut consumed = String::new();
+            for (piece, eof) in [(&text[..cut], false), (&text[cut..], true)] {
+                held.push_str(piece);
+                let (used, end) = call.run(&held, eof, &END, &mut calls, &mut out);
+                consumed.push_str(&held[..used]);
+                held.drain(..used);
+                if end != CallEnd::Open {
+                    assert_eq!(end, CallEnd::NotACall);
+                    break;
+                }
+            }
+            assert_eq!(call.raw(), consumed, "cut {cut}");
+        }
     }
 
     #[test]

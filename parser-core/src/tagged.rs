@@ -8,7 +8,7 @@
 //!   newline trimmed at each end.
 
 use crate::deltas::Sink;
-use crate::json::{escape_json_into, is_ws};
+use crate::json::{escape_json_each, escape_json_into, is_ws};
 use crate::scanner::{Found, MarkerSet};
 use crate::tool::Calls;
 
@@ -69,14 +69,9 @@ impl ObjectArgs {
         calls.args(out, "\"");
     }
 
-    /// Writes a piece of a string value, escaped.
+    /// Writes a piece of a string value, escaped (straight to the sink, without copying).
     pub fn string_chunk(&mut self, calls: &mut Calls, out: &mut dyn Sink, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        self.scratch.clear();
-        escape_json_into(text, &mut self.scratch);
-        calls.args(out, &self.scratch);
+        escape_json_each(text, |piece| calls.args(out, piece));
     }
 
     /// Closes a string value.
