@@ -444,6 +444,7 @@ fn strict_tool_position_policy(
 ) {
     let strict = options(Some(THINK_ON), None).with_policy(Policy {
         strict_tool_position: true,
+        ..Policy::default()
     });
     let message = run("deepseek-v3.1", strict, output);
     assert_eq!(message.reasoning_trimmed(), Some("R"));

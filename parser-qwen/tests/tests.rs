@@ -1,1 +1,9 @@
-//! The qwen family's tests (being written).
+//! The Qwen family's tests: the copied corpora (one-shot and every chunking), behaviour tables, and
+//! property tests. One binary (`autotests = false`).
+
+// The registry is filled by `inventory`, which only sees linked crates: reference the family.
+use parser_qwen as _;
+
+mod behaviour;
+mod corpus;
+mod properties;
