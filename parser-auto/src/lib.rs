@@ -34,6 +34,10 @@
 //!
 //! # Features
 //! - `deepseek` (default): DeepSeek R1, V3, V3.1, V3.2 (DSML) and V4, from `parser-deepseek`.
+//! - `qwen` (default): Qwen2.5 / Qwen3 / QwQ / Qwen3-2507 (Hermes-style calls) and Qwen3-Coder / Qwen3.5 (XML
+//!   calls), from `parser-qwen`.
+//! - `kimi` (default): Kimi-K2, K2-Thinking and K2.5, from `parser-kimi`.
+//! - `gptoss` (default): GPT-OSS harmony channels, parsed from text, from `parser-gptoss`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -48,6 +52,18 @@ pub use parser_core::{
 /// The DeepSeek family (feature `deepseek`).
 #[cfg(feature = "deepseek")]
 pub use parser_deepseek as deepseek;
+
+/// The Qwen family (feature `qwen`).
+#[cfg(feature = "qwen")]
+pub use parser_qwen as qwen;
+
+/// The Kimi family (feature `kimi`).
+#[cfg(feature = "kimi")]
+pub use parser_kimi as kimi;
+
+/// The GPT-OSS family (feature `gptoss`).
+#[cfg(feature = "gptoss")]
+pub use parser_gptoss as gptoss;
 
 /// The parser for a model id (`deepseek-ai/DeepSeek-V3.1`, `unsloth/DeepSeek-R1-GGUF`, …).
 ///
@@ -88,5 +104,11 @@ pub fn enabled_families() -> &'static [&'static str] {
     &[
         #[cfg(feature = "deepseek")]
         "deepseek",
+        #[cfg(feature = "qwen")]
+        "qwen",
+        #[cfg(feature = "kimi")]
+        "kimi",
+        #[cfg(feature = "gptoss")]
+        "gptoss",
     ]
 }
