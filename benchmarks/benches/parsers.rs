@@ -1,6 +1,9 @@
-//! Divan benchmarks of the DeepSeek V3.1 parser (`cargo bench -p benchmarks`, or `cargo xtask bench --divan`).
+//! Divan benchmarks of every registered output format (`cargo bench -p benchmarks`, or
+//! `cargo xtask bench --divan`).
 //!
-//! Workloads come from the `benchmarks` library (deterministic). The global allocator is divan's
+//! Workloads come from the `benchmarks` library ([`benchmarks::FORMATS`], deterministic). Every benchmark
+//! takes the format as its divan argument (`deepseek-v3.1`, `qwen3-hermes`, `qwen3-coder`, `kimi-k2`,
+//! `gpt-oss`); formats whose family is not registered yet are left out. The global allocator is divan's
 //! [`AllocProfiler`], so each benchmark also reports allocation counts and bytes per iteration.
 //!
 //! - `one_shot`: `Parser::parse` on the ~100 KB output, with parser construction timed
@@ -11,16 +14,17 @@
 //! - `long_argument_4_chars`: one call with a 2 KB / 20 KB / 200 KB string argument, streamed the same way.
 //! - `construction`: building a parser from a resolved registry entry, and through `for_model` (registry
 //!   lookup included).
+//!
+//! Filter by format with divan's name filter, e.g. `cargo bench -p benchmarks -- qwen3-coder`.
 #![forbid(unsafe_code)]
+
+use std::fmt;
 
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{AllocProfiler, Bencher, black_box};
-use parser_auto::Parser;
+use parser_auto::{ParseOptions, Parser, ParserEntry};
 
-use benchmarks::{
-    CONTENT_TAIL, MODEL, REASONING_TAIL, chunks, deepseek_v31_long_argument, deepseek_v31_output,
-    entry, options, stream,
-};
+use benchmarks::{Format, chunks, registered_formats, stream};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -30,13 +34,48 @@ fn main() {
 }
 
 /// Sizes of the streaming workloads, in bytes.
-const SIZES: &[usize] = &[2_000, 20_000, 200_000];
+const SIZES: [usize; 3] = [2_000, 20_000, 200_000];
 
-/// A parser builder for `prompt_tail`, resolved once.
-fn maker(prompt_tail: &str) -> impl Fn() -> Parser + use<> {
-    let entry = entry().unwrap_or_else(|e| panic!("no parser for {MODEL}: {e}"));
-    let options = options(prompt_tail);
+/// A format and a workload size: the argument of the streaming benchmarks (`qwen3-hermes/20000`).
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    format: &'static Format,
+    size: usize,
+}
+
+impl fmt::Display for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.format.key, self.size)
+    }
+}
+
+/// Every registered format at every size.
+fn cases() -> Vec<Case> {
+    registered_formats()
+        .into_iter()
+        .flat_map(|format| SIZES.map(|size| Case { format, size }))
+        .collect()
+}
+
+/// A parser builder: the entry is resolved once.
+fn maker(entry: &'static ParserEntry, options: ParseOptions) -> impl Fn() -> Parser {
     move || entry.parser(&options)
+}
+
+/// A builder for `format`'s output workload.
+fn output_maker(format: &Format) -> impl Fn() -> Parser + use<> {
+    let entry = format
+        .entry()
+        .unwrap_or_else(|e| panic!("no parser for {}: {e}", format.model));
+    maker(entry, format.output_options())
+}
+
+/// A builder for `format`'s long-argument workload.
+fn long_argument_maker(format: &Format) -> impl Fn() -> Parser + use<> {
+    let entry = format
+        .long_argument_entry()
+        .unwrap_or_else(|e| panic!("no parser for {}: {e}", format.long_argument_model));
+    maker(entry, format.long_argument_options())
 }
 
 mod one_shot {
@@ -45,20 +84,20 @@ mod one_shot {
     const SIZE: usize = 100_000;
 
     /// Construction (entry already resolved) plus `parse`.
-    #[divan::bench]
-    fn construction_counted(bencher: Bencher) {
-        let text = deepseek_v31_output(SIZE);
-        let make = maker(REASONING_TAIL);
+    #[divan::bench(args = registered_formats())]
+    fn construction_counted(bencher: Bencher, format: &Format) {
+        let text = format.output(SIZE);
+        let make = output_maker(format);
         bencher
             .counter(BytesCount::of_str(&text))
             .bench_local(|| make().parse(black_box(&text)));
     }
 
     /// `parse` only: parsers are built outside the timed closure.
-    #[divan::bench]
-    fn construction_not_counted(bencher: Bencher) {
-        let text = deepseek_v31_output(SIZE);
-        let make = maker(REASONING_TAIL);
+    #[divan::bench(args = registered_formats())]
+    fn construction_not_counted(bencher: Bencher, format: &Format) {
+        let text = format.output(SIZE);
+        let make = output_maker(format);
         bencher
             .counter(BytesCount::of_str(&text))
             .with_inputs(&make)
@@ -67,11 +106,11 @@ mod one_shot {
 }
 
 /// Reasoning, content and three calls, pushed 4 characters at a time.
-#[divan::bench(args = SIZES)]
-fn streaming_4_chars(bencher: Bencher, size: usize) {
-    let text = deepseek_v31_output(size);
+#[divan::bench(args = cases())]
+fn streaming_4_chars(bencher: Bencher, case: Case) {
+    let text = case.format.output(case.size);
     let pieces = chunks(&text, 4);
-    let make = maker(REASONING_TAIL);
+    let make = output_maker(case.format);
     bencher
         .counter(ItemsCount::new(pieces.len()))
         .counter(BytesCount::of_str(&text))
@@ -80,11 +119,11 @@ fn streaming_4_chars(bencher: Bencher, size: usize) {
 }
 
 /// One call with a long string argument, pushed 4 characters at a time.
-#[divan::bench(args = SIZES)]
-fn long_argument_4_chars(bencher: Bencher, size: usize) {
-    let text = deepseek_v31_long_argument(size);
+#[divan::bench(args = cases())]
+fn long_argument_4_chars(bencher: Bencher, case: Case) {
+    let text = case.format.long_argument(case.size).output;
     let pieces = chunks(&text, 4);
-    let make = maker(CONTENT_TAIL);
+    let make = long_argument_maker(case.format);
     bencher
         .counter(ItemsCount::new(pieces.len()))
         .counter(BytesCount::of_str(&text))
@@ -96,17 +135,17 @@ mod construction {
     use super::*;
 
     /// `entry.parser(&options)`: what a server does per request once the model is resolved.
-    #[divan::bench]
-    fn from_entry(bencher: Bencher) {
-        let entry = entry().unwrap_or_else(|e| panic!("no parser for {MODEL}: {e}"));
-        let options = options(REASONING_TAIL);
-        bencher.bench_local(|| entry.parser(black_box(&options)));
+    #[divan::bench(args = registered_formats())]
+    fn from_entry(bencher: Bencher, format: &Format) {
+        let make = output_maker(format);
+        bencher.bench_local(|| black_box(&make)());
     }
 
     /// `parser_auto::for_model`: registry lookup and construction.
-    #[divan::bench]
-    fn for_model(bencher: Bencher) {
-        let options = options(REASONING_TAIL);
-        bencher.bench_local(|| parser_auto::for_model(black_box(MODEL), black_box(&options)));
+    #[divan::bench(args = registered_formats())]
+    fn for_model(bencher: Bencher, format: &Format) {
+        let options = format.output_options();
+        bencher
+            .bench_local(|| parser_auto::for_model(black_box(format.model), black_box(&options)));
     }
 }

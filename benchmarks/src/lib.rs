@@ -3,19 +3,21 @@
 //! Two consumers share this crate:
 //! - `benches/parsers.rs`, the divan benchmarks (`cargo bench -p benchmarks`, or `cargo xtask bench --divan`);
 //! - `src/bin/bench-table.rs`, which measures the targets of the performance requirements with
-//!   [`Harness`] and prints a markdown table with PASS/MISS (`cargo xtask bench`).
+//!   [`Harness`] and prints a markdown table with PASS/MISS per format (`cargo xtask bench`).
 //!
 //! Workloads are generated, not stored: they are deterministic (a fixed-seed xorshift, no `rand`), so every
 //! run and every machine sees the same bytes.
 //!
-//! - [`deepseek_v31_output`]: a typical DeepSeek V3.1 answer: long reasoning, `</think>`, some content, three
-//!   tool calls. Parse it with the prompt tail [`REASONING_TAIL`] (the output starts in reasoning).
-//! - [`deepseek_v31_long_argument`]: one `write_file` call whose string argument is long. Parse it with the
-//!   prompt tail [`CONTENT_TAIL`] (thinking off, the output starts in content).
+//! - [`FORMATS`]: every output format measured ([`Format`]): DeepSeek V3.1, Qwen3 Hermes, Qwen3-Coder
+//!   XML, Kimi-K2 and GPT-OSS harmony. Each names the model to resolve, the prompt tails, and generates
+//!   two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
+//!   and [`Format::long_argument`], one `write_file` call whose string argument is long. The generators
+//!   are also public functions ([`deepseek_v31_output`], [`qwen3_coder_long_argument`], …).
 //! - [`chunks`]: cuts a text into the small deltas a server would push.
+//! - [`stream`], [`consume`]: drive a parser over the deltas, reading every delta it returns.
 //!
 //! ```
-//! let output = benchmarks::deepseek_v31_output(2_000);
+//! let output = benchmarks::QWEN3_HERMES.output(2_000);
 //! assert!(output.contains("</think>"));
 //! let pieces = benchmarks::chunks(&output, 4);
 //! assert_eq!(pieces.concat(), output);
@@ -27,195 +29,15 @@ use std::time::{Duration, Instant};
 
 use parser_auto::{Delta, Deltas, Error, ParseOptions, Parser, ParserEntry};
 
-/// The model every workload is parsed as.
-pub const MODEL: &str = "deepseek-ai/DeepSeek-V3.1";
+mod formats;
 
-/// Prompt tail of a request with thinking on: the output starts in reasoning.
-pub const REASONING_TAIL: &str = "<｜Assistant｜><think>";
-
-/// Prompt tail of a request with thinking off: the output starts in content.
-pub const CONTENT_TAIL: &str = "<｜Assistant｜></think>";
-
-const THINK_END: &str = "</think>";
-const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
-const CALLS_END: &str = "<｜tool▁calls▁end｜>";
-const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
-const CALL_END: &str = "<｜tool▁call▁end｜>";
-const SEP: &str = "<｜tool▁sep｜>";
-
-/// Reasoning prose: plain sentences, some non-ASCII text, and `<` characters that are not markers.
-const REASONING_SENTENCES: &[&str] = &[
-    "The user wants to know how the weather in Paris compares with the weather in 北京 this week.",
-    "First I should check which tools are available and which arguments they take.",
-    "If a < b and b < c, then a < c, so the order of the results is preserved.",
-    "The café on the corner is a good example: its name has an é that must survive intact.",
-    "Let me reconsider the edge cases before answering, because the last attempt missed one.",
-    "The forecast service returns temperatures in celsius, so I may need to convert them.",
-    "A quick sanity check: 3 < 5 and 10 > 7, so the comparison above holds.",
-    "Cities to compare: Paris, 北京, São Paulo and Zürich.",
-    "I will call the search tool first and then summarise what it returns.",
-    "There is no need to repeat the question; the answer should be short and precise.",
-    "When i < n the loop continues, otherwise it stops and returns the total.",
-    "The résumé mentions three projects, and only one of them is relevant here.",
-];
-
-/// Answer prose, after `</think>`.
-const CONTENT_SENTENCES: &[&str] = &[
-    "Here is what I found for the two cities.",
-    "I will look up the current weather and a few prices for you.",
-    "Let me check the forecast and the notes file first.",
-    "Both cities are expected to be mild this week, with rain in 北京 on Thursday.",
-];
-
-/// Lines of the file written by the long-argument call (raw text, JSON-escaped when written out).
-const FILE_LINES: &[&str] = &[
-    "fn main() {\n",
-    "    let name = \"world\";\n",
-    "    println!(\"hello, {name}\");\n",
-    "}\n",
-    "He said \"the café in 北京 opens at 9\" and left.\n",
-    "if a < b { return \"less\"; }\n",
-    "\tA tab-indented line, a backslash \\ and a \"quoted\" word.\n",
-    "Plain prose makes up the rest of the file, one sentence after another.\n",
-];
-
-/// The three calls of [`deepseek_v31_output`]: name and JSON arguments.
-const CALLS: &[(&str, &str)] = &[
-    ("get_weather", r#"{"city": "北京", "unit": "celsius"}"#),
-    ("search", r#"{"query": "café prices in Paris", "limit": 5}"#),
-    ("read_file", r#"{"path": "notes/a < b.txt", "line": 12}"#),
-];
-
-/// A tiny xorshift64 generator: deterministic, dependency-free, good enough to vary prose.
-#[derive(Clone, Debug)]
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        XorShift(seed | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Appends sentences picked from `sentences` to `out`, separated by a space or (one time in six) a blank
-/// line, until at least `target` bytes were added. Adds nothing when `target` is 0.
-fn prose(rng: &mut XorShift, sentences: &[&str], target: usize, out: &mut String) {
-    let start = out.len();
-    while out.len() - start < target {
-        if out.len() > start {
-            out.push_str(if rng.below(6) == 0 { "\n\n" } else { " " });
-        }
-        out.push_str(sentences[rng.below(sentences.len())]);
-    }
-}
-
-/// Writes `text` as the inside of a JSON string: `"`, `\`, newline and tab escaped.
-fn json_escape_into(text: &str, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// The tool-call block of [`deepseek_v31_output`]: three calls with small JSON arguments.
-fn calls_block() -> String {
-    let mut block = String::from(CALLS_BEGIN);
-    for (name, arguments) in CALLS {
-        block.push_str(CALL_BEGIN);
-        block.push_str(name);
-        block.push_str(SEP);
-        block.push_str(arguments);
-        block.push_str(CALL_END);
-    }
-    block.push_str(CALLS_END);
-    block
-}
-
-/// A DeepSeek V3.1 output of about `total_bytes` bytes, for a request with thinking on (prompt tail
-/// [`REASONING_TAIL`]).
-///
-/// Layout: reasoning prose (95% of `total_bytes`: English sentences with `é`, `北京` and `<` characters
-/// that are not markers, such as `a < b`), `</think>`, a little content, then a tool-call block with three
-/// calls (`get_weather`, `search`, `read_file`) whose arguments are small JSON objects:
-///
-/// ```text
-/// …reasoning…</think>Here is what I found…<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "北京", "unit": "celsius"}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
-/// ```
-///
-/// The length is a little over `total_bytes` (whole sentences; at least one content sentence and the call
-/// block, about 300 bytes, even for tiny sizes). The same `total_bytes` always gives the same text.
-///
-/// ```
-/// let output = benchmarks::deepseek_v31_output(100_000);
-/// assert!((100_000..101_000).contains(&output.len()));
-/// assert_eq!(output.matches("<｜tool▁call▁begin｜>").count(), 3);
-/// ```
-pub fn deepseek_v31_output(total_bytes: usize) -> String {
-    let mut rng = XorShift::new(0x0005_eed0_0031);
-    let calls = calls_block();
-    let reasoning_target = total_bytes * 95 / 100;
-    let content_target = total_bytes
-        .saturating_sub(reasoning_target + THINK_END.len() + calls.len())
-        .max(1);
-    let mut out = String::with_capacity(total_bytes + calls.len() + 256);
-    prose(&mut rng, REASONING_SENTENCES, reasoning_target, &mut out);
-    out.push_str(THINK_END);
-    prose(&mut rng, CONTENT_SENTENCES, content_target, &mut out);
-    out.push_str(&calls);
-    out
-}
-
-/// A DeepSeek V3.1 output made of one `write_file` call whose `content` argument is a JSON string of about
-/// `arg_bytes` bytes (as written, escapes included), for a request with thinking off (prompt tail
-/// [`CONTENT_TAIL`]).
-///
-/// ```text
-/// <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{"path": "a.txt", "content": "fn main() {\n    let name = \"world\";\n…"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
-/// ```
-///
-/// The string holds code and prose lines with escaped quotes (`\"`), newlines (`\n`), tabs, backslashes,
-/// `<` and non-ASCII text: the worst case for a parser that must find where the JSON ends.
-///
-/// ```
-/// let output = benchmarks::deepseek_v31_long_argument(20_000);
-/// assert!((20_000..20_300).contains(&output.len()));
-/// assert!(output.contains(r#"\"world\""#));
-/// ```
-pub fn deepseek_v31_long_argument(arg_bytes: usize) -> String {
-    let mut rng = XorShift::new(0x0a4c_0031);
-    let mut out = String::with_capacity(arg_bytes + 256);
-    out.push_str(CALLS_BEGIN);
-    out.push_str(CALL_BEGIN);
-    out.push_str("write_file");
-    out.push_str(SEP);
-    out.push_str(r#"{"path": "a.txt", "content": ""#);
-    let start = out.len();
-    while out.len() - start < arg_bytes {
-        json_escape_into(FILE_LINES[rng.below(FILE_LINES.len())], &mut out);
-    }
-    out.push_str(r#""}"#);
-    out.push_str(CALL_END);
-    out.push_str(CALLS_END);
-    out
-}
+pub use formats::{
+    CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format, GPT_OSS, KIMI_K2,
+    LONG_ARGUMENT_PATH, LongArgument, MODEL, QWEN3_CODER, QWEN3_HERMES, REASONING_TAIL,
+    deepseek_v31_long_argument, deepseek_v31_output, gpt_oss_long_argument, gpt_oss_output,
+    kimi_k2_long_argument, kimi_k2_output, qwen3_coder_long_argument, qwen3_coder_output,
+    qwen3_hermes_long_argument, qwen3_hermes_output, registered_formats,
+};
 
 /// Cuts `text` into pieces of `n` characters (the last one may be shorter), never inside a code point.
 /// `n = 0` is taken as 1.
@@ -239,7 +61,7 @@ pub fn chunks(text: &str, n: usize) -> Vec<&str> {
     pieces
 }
 
-/// The registry entry for [`MODEL`] (an error until the DeepSeek parsers are registered).
+/// The registry entry for [`MODEL`] (DeepSeek V3.1; an error until the DeepSeek parsers are registered).
 pub fn entry() -> Result<&'static ParserEntry, Error> {
     parser_auto::entry_for_model(MODEL)
 }
@@ -419,50 +241,7 @@ impl Harness {
 mod tests {
     use super::*;
 
-    #[test]
-    fn workloads_are_deterministic_and_sized() {
-        for size in [2_000, 20_000, 200_000] {
-            let output = deepseek_v31_output(size);
-            assert_eq!(output, deepseek_v31_output(size));
-            assert!(
-                output.len() >= size && output.len() < size + 600,
-                "{}",
-                output.len()
-            );
-            let end = output.find(THINK_END).unwrap();
-            assert!(end >= size * 95 / 100);
-            assert_eq!(output.matches(THINK_END).count(), 1);
-            assert!(!output.contains("<think>"));
-            assert!(output.ends_with(CALLS_END));
-
-            let long = deepseek_v31_long_argument(size);
-            assert_eq!(long, deepseek_v31_long_argument(size));
-            assert!(long.len() >= size && long.len() < size + 300);
-            assert!(long.contains("\\n") && long.contains("\\\""));
-        }
-    }
-
-    #[test]
-    fn long_argument_is_valid_json() {
-        let long = deepseek_v31_long_argument(2_000);
-        let start = long.find(SEP).unwrap() + SEP.len();
-        let end = long.find(CALL_END).unwrap();
-        let args = &long[start..end];
-        // A hand-rolled check (no serde here): the arguments end with `"}` and every quote inside the
-        // string is escaped.
-        let inner = args
-            .strip_prefix(r#"{"path": "a.txt", "content": ""#)
-            .unwrap();
-        let inner = inner.strip_suffix(r#""}"#).unwrap();
-        let mut escaped = false;
-        for c in inner.chars() {
-            assert!(escaped || c != '"', "unescaped quote");
-            assert!(c != '\n');
-            escaped = !escaped && c == '\\';
-        }
-        assert!(!escaped);
-    }
-
+    /// Pieces concatenate back to the text and never split a code point.
     #[test]
     fn chunks_cut_on_char_boundaries() {
         let text = deepseek_v31_output(2_000);

@@ -1,26 +1,39 @@
-//! Measures the parser against the performance targets and prints a markdown table with PASS/MISS.
+//! Measures every output format against the performance targets and prints markdown tables with
+//! PASS/MISS: one section per format ([`benchmarks::FORMATS`]), then an overview and the count of PASS and
+//! MISS over all sections.
 //!
 //! Run it as `cargo xtask bench` (which is `cargo run --release -p benchmarks --bin bench-table`). A debug
 //! build prints a warning: its numbers mean nothing. `--quick` does 3 runs of 20 ms instead of 5 of 200 ms,
 //! to check that everything works; its numbers are not for reporting.
 //!
+//! DeepSeek V3.1, the reference, gets every row (three sizes, construction counted and not, registry
+//! lookup, whole-stream allocations); the other formats get the rows that carry a target. A format whose
+//! model does not resolve yet (its family is still being written) gets "not registered yet" rows.
+//!
+//! Before measuring a format, its workloads are parsed and checked (three valid calls with the expected
+//! names and arguments, streaming in 4-char deltas equal to one-shot, the long prose where expected, the
+//! long argument intact), so that the numbers measure the intended parse.
+//!
 //! Timings use [`benchmarks::Harness`] (median of 5 runs, each of at least 200 ms, adaptive iteration
 //! count). Allocations are counted by this binary's global allocator, a wrapper around
 //! [`std::alloc::System`] that counts calls to `alloc`, `alloc_zeroed` and `realloc`.
 //!
-//! Exit status: 0 when the table was printed, 1 when the workloads did not parse as expected (the table is
-//! still printed, but it measured a wrong parse), 2 when there is no parser for the model.
+//! Exit status: 0 when the tables were printed, 1 when a workload did not parse as expected (the tables are
+//! still printed, but they measured a wrong parse), 2 when no format has a parser.
 
+use std::any::Any;
 use std::fmt::Write as _;
+use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use benchmarks::{
-    CONTENT_TAIL, Harness, MODEL, Measurement, REASONING_TAIL, chunks, consume,
-    deepseek_v31_long_argument, deepseek_v31_output, entry, options, stream,
+    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, chunks, consume,
+    stream,
 };
-use parser_auto::{ParsedMessage, Parser, ParserEntry};
+use parser_auto::{ParseOptions, ParsedMessage, Parser, ParserEntry};
+use serde_json::Value;
 
 /// The counting allocator: the only unsafe code of the crate.
 #[allow(unsafe_code)]
@@ -70,8 +83,14 @@ fn allocations() -> u64 {
     counting::CALLS.load(Ordering::Relaxed)
 }
 
-/// Streaming sizes, in bytes.
-const SIZES: [usize; 3] = [2_000, 20_000, 200_000];
+/// Streaming sizes of the reference format, in bytes.
+const ALL_SIZES: [usize; 3] = [2_000, 20_000, 200_000];
+/// Streaming sizes of the other formats, in bytes.
+const SIZES: [usize; 2] = [20_000, 200_000];
+/// The size that carries the long-argument target, and the size of the checks' workloads.
+const TARGET_SIZE: usize = 20_000;
+/// The size of the allocation windows and of the linearity ratio's numerator.
+const LARGE_SIZE: usize = 200_000;
 /// The one-shot size, in bytes.
 const ONE_SHOT: usize = 100_000;
 /// Characters per streamed delta.
@@ -122,6 +141,56 @@ fn row(
     }
 }
 
+/// A row whose measurement needs a parser that is not registered yet.
+fn unregistered(what: impl Into<String>, target: &str) -> Row {
+    row(
+        what,
+        "not registered yet".to_owned(),
+        "—".to_owned(),
+        target,
+        Status::Info,
+    )
+}
+
+/// The headline numbers of a format, for the overview table.
+#[derive(Default)]
+struct Summary {
+    one_shot: Option<String>,
+    /// Nanoseconds per push at each streaming size.
+    per_push: Vec<(usize, String)>,
+    long_argument: Option<String>,
+    construction: Option<String>,
+    allocations: Vec<String>,
+}
+
+/// One format's section: what it resolved to, what its checks found, its rows.
+struct Section {
+    format: &'static Format,
+    parsers: String,
+    problems: Vec<String>,
+    rows: Vec<Row>,
+    summary: Summary,
+    registered: bool,
+}
+
+impl Section {
+    fn count(&self, status: Status) -> usize {
+        self.rows.iter().filter(|r| r.status == status).count()
+    }
+}
+
+/// A resolved workload: the entry and the options its parsers are built with.
+struct Target {
+    entry: &'static ParserEntry,
+    options: ParseOptions,
+}
+
+impl Target {
+    fn make(&self) -> Parser {
+        self.entry.parser(&self.options)
+    }
+}
+
 fn main() -> ExitCode {
     let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
     let harness = if quick {
@@ -132,40 +201,32 @@ fn main() -> ExitCode {
     } else {
         Harness::default()
     };
-    let entry = match entry() {
-        Ok(entry) => entry,
-        Err(e) => {
-            eprintln!("bench-table: no parser for {MODEL}: {e}");
-            return ExitCode::from(2);
-        }
-    };
 
-    print_header(entry, &harness, quick);
-    let problems = check_workloads(entry);
-    for problem in &problems {
-        println!("> **Warning**: {problem}");
-    }
-    if !problems.is_empty() {
-        println!();
-    }
-
-    let mut rows = Vec::new();
-    one_shot_rows(entry, &harness, &mut rows);
-    streaming_rows(entry, &harness, &mut rows);
-    long_argument_rows(entry, &harness, &mut rows);
-    construction_rows(entry, &harness, &mut rows);
-    allocation_rows(entry, &mut rows);
-    print_table(&rows);
+    print_header(&harness, quick);
+    let sections: Vec<Section> = FORMATS
+        .iter()
+        .map(|&format| {
+            let section =
+                std::panic::catch_unwind(AssertUnwindSafe(|| measure_format(format, &harness)))
+                    .unwrap_or_else(|panic| panicked(format, panic.as_ref()));
+            print_section(&section);
+            section
+        })
+        .collect();
+    print_overview(&sections);
     print_notes();
 
-    if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    if sections.iter().all(|s| !s.registered) {
+        eprintln!("bench-table: no format has a parser");
+        ExitCode::from(2)
+    } else if sections.iter().any(|s| !s.problems.is_empty()) {
         ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
-fn print_header(entry: &ParserEntry, harness: &Harness, quick: bool) {
+fn print_header(harness: &Harness, quick: bool) {
     let threads = std::thread::available_parallelism().map_or(0, usize::from);
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -190,10 +251,6 @@ fn print_header(entry: &ParserEntry, harness: &Harness, quick: bool) {
         println!("- Build: release (`cargo run --release -p benchmarks --bin bench-table`).");
     }
     println!(
-        "- Parser: `{}` (family `{}`), resolved for `{MODEL}`.",
-        entry.name, entry.family
-    );
-    println!(
         "- Timing: median of {} runs, each of at least {} ms of timed work (adaptive iteration count); \
          the range column is the fastest and slowest run. Parser construction and dropping are outside \
          the timing unless a row says otherwise.",
@@ -206,60 +263,205 @@ fn print_header(entry: &ParserEntry, harness: &Harness, quick: bool) {
     println!();
 }
 
-/// Checks that the workloads parse as intended, so that the numbers measure the right thing.
-fn check_workloads(entry: &ParserEntry) -> Vec<String> {
-    let mut problems = Vec::new();
-    let output = deepseek_v31_output(ONE_SHOT);
-    let make = || entry.parser(&options(REASONING_TAIL));
-    let message = make().parse(&output);
-    let names: Vec<&str> = message
-        .tool_calls
-        .iter()
-        .map(|call| call.name.as_str())
-        .collect();
-    if message
-        .reasoning
-        .as_deref()
-        .is_none_or(|r| r.len() < ONE_SHOT * 9 / 10)
-    {
-        problems.push(format!(
-            "the {ONE_SHOT}-byte output should start with ~95% reasoning; got {} bytes of reasoning",
-            message.reasoning.as_deref().map_or(0, str::len)
-        ));
+/// Resolves, checks and measures one format.
+fn measure_format(format: &'static Format, harness: &Harness) -> Section {
+    let full = format.key == DEEPSEEK_V31.key;
+    let output = format.entry().ok().map(|entry| Target {
+        entry,
+        options: format.output_options(),
+    });
+    let long = format.long_argument_entry().ok().map(|entry| Target {
+        entry,
+        options: format.long_argument_options(),
+    });
+    let mut section = Section {
+        format,
+        parsers: describe_parsers(format),
+        problems: Vec::new(),
+        rows: Vec::new(),
+        summary: Summary::default(),
+        registered: output.is_some() || long.is_some(),
+    };
+    if let Some(target) = &output {
+        check_output(format, target, &mut section.problems);
     }
-    if message.content.is_none() {
-        problems.push("the one-shot output should have content after `</think>`".to_owned());
+    if let Some(target) = &long {
+        check_long_argument(format, target, &mut section.problems);
     }
-    if names != ["get_weather", "search", "read_file"]
-        || message.tool_calls.iter().any(|c| !c.valid)
-    {
-        problems.push(format!(
-            "the one-shot output should have 3 valid calls; got {names:?}"
-        ));
-    }
-    let streamed = streamed_message(&mut make(), &chunks(&output, DELTA));
-    if !same_ignoring_ids(&streamed, &message) {
-        problems.push(
-            "streaming the one-shot output in 4-char deltas gives another message".to_owned(),
-        );
-    }
+    one_shot_rows(format, output.as_ref(), harness, full, &mut section);
+    streaming_rows(format, output.as_ref(), harness, full, &mut section);
+    long_argument_rows(format, long.as_ref(), harness, full, &mut section);
+    construction_rows(format, output.as_ref(), harness, full, &mut section);
+    allocation_rows(format, output.as_ref(), long.as_ref(), full, &mut section);
+    section
+}
 
-    let long = deepseek_v31_long_argument(SIZES[1]);
-    let message = entry.parser(&options(CONTENT_TAIL)).parse(&long);
-    let arguments = long
-        .split_once("<｜tool▁sep｜>")
-        .and_then(|(_, rest)| rest.split_once("<｜tool▁call▁end｜>"))
-        .map(|(arguments, _)| arguments);
+/// The section of a format whose parser panicked (a family still being written): no rows, one problem.
+fn panicked(format: &'static Format, panic: &(dyn Any + Send)) -> Section {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic".to_owned());
+    Section {
+        format,
+        parsers: describe_parsers(format),
+        problems: vec![format!(
+            "the parser panicked while being checked or measured: {message}"
+        )],
+        rows: Vec::new(),
+        summary: Summary::default(),
+        registered: true,
+    }
+}
+
+fn describe_parsers(format: &Format) -> String {
+    let describe = |model: &str, tail: Option<&str>| {
+        let tail = tail.map_or_else(
+            || "no prompt tail".to_owned(),
+            |tail| format!("prompt tail `{}`", tail.escape_debug()),
+        );
+        match parser_auto::entry_for_model(model) {
+            Ok(entry) => format!(
+                "`{}` (family `{}`) for `{model}`, {tail}",
+                entry.name, entry.family
+            ),
+            Err(e) => format!("not registered yet for `{model}` ({e})"),
+        }
+    };
+    format!(
+        "- Output workload: {}.\n- Long-argument workload: {}.",
+        describe(format.model, format.output_tail),
+        describe(format.long_argument_model, format.long_argument_tail)
+    )
+}
+
+/// Checks that the output workload parses as intended, so that the numbers measure the right thing.
+fn check_output(format: &Format, target: &Target, problems: &mut Vec<String>) {
+    let text = format.output(ONE_SHOT);
+    let message = target.make().parse(&text);
+    let reasoning = message.reasoning_trimmed().map_or(0, str::len);
+    let content = message.content_trimmed().map_or(0, str::len);
+    let long_enough = |len: usize| len >= ONE_SHOT * 9 / 10;
+    if format.reasoning {
+        if !long_enough(reasoning) || content == 0 {
+            problems.push(format!(
+                "the {ONE_SHOT}-byte output should be ~95% reasoning, then content; got {reasoning} bytes \
+                 of reasoning and {content} of content"
+            ));
+        }
+    } else if reasoning != 0 || !long_enough(content) {
+        problems.push(format!(
+            "the {ONE_SHOT}-byte output should be all content (the model does not think); got \
+             {reasoning} bytes of reasoning and {content} of content"
+        ));
+    }
+    let expected = format.expected_calls();
+    let calls_ok = message.tool_calls.len() == expected.len()
+        && message
+            .tool_calls
+            .iter()
+            .zip(&expected)
+            .all(|(call, want)| {
+                call.valid
+                    && call.name == want.name
+                    && if format.json_arguments {
+                        call.arguments == want.arguments
+                    } else {
+                        same_json(&call.arguments, &want.arguments)
+                    }
+            });
+    if !calls_ok {
+        problems.push(format!(
+            "the output should have 3 valid calls {:?} with the arguments as written; got {:?}",
+            expected.iter().map(|c| c.name).collect::<Vec<_>>(),
+            message
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.as_str(), c.valid, c.arguments.as_str()))
+                .collect::<Vec<_>>()
+        ));
+    }
+    let streamed = streamed_message(&mut target.make(), &chunks(&text, DELTA));
+    if !same_ignoring_ids(&streamed, &message) {
+        problems.push(format!(
+            "streaming the output in {DELTA}-char deltas gives another message than one-shot"
+        ));
+    }
+}
+
+/// Checks that the long-argument workload is one valid `write_file` call with the text intact.
+fn check_long_argument(format: &Format, target: &Target, problems: &mut Vec<String>) {
+    let long = format.long_argument(TARGET_SIZE);
+    let message = target.make().parse(&long.output);
+    let intact = |arguments: &str| {
+        serde_json::from_str::<Value>(arguments).is_ok_and(|value| {
+            value.get("path").and_then(Value::as_str) == Some(LONG_ARGUMENT_PATH)
+                && value.get("content").and_then(Value::as_str) == Some(long.content.as_str())
+        })
+    };
     match message.tool_calls.as_slice() {
-        [call] if call.name == "write_file" && call.valid && Some(call.arguments.as_str()) == arguments => {}
+        [call]
+            if call.name == "write_file"
+                && call.valid
+                && long
+                    .arguments
+                    .as_deref()
+                    .is_none_or(|raw| raw == call.arguments)
+                && intact(&call.arguments) => {}
         calls => problems.push(format!(
-            "the long-argument output should be one valid `write_file` call with the raw arguments; got {} \
-             call(s) {:?}",
+            "the long-argument output should be one valid `write_file` call whose `content` is the file \
+             text{}; got {} call(s) {:?}",
+            if long.arguments.is_some() {
+                " and whose arguments are the JSON as written"
+            } else {
+                ""
+            },
             calls.len(),
-            calls.iter().map(|c| (&c.name, c.valid, c.arguments.len())).collect::<Vec<_>>()
+            calls
+                .iter()
+                .map(|c| (&c.name, c.valid, c.arguments.len()))
+                .collect::<Vec<_>>()
         )),
     }
-    problems
+    if message.reasoning_trimmed().is_some() || message.content_trimmed().is_some() {
+        problems.push(format!(
+            "the long-argument output should have no reasoning and no content; got {} and {} bytes",
+            message.reasoning_trimmed().map_or(0, str::len),
+            message.content_trimmed().map_or(0, str::len)
+        ));
+    }
+    let streamed = streamed_message(&mut target.make(), &chunks(&long.output, DELTA));
+    if !same_ignoring_ids(&streamed, &message) {
+        problems.push(format!(
+            "streaming the long-argument output in {DELTA}-char deltas gives another message than one-shot"
+        ));
+    }
+}
+
+/// Whether two JSON texts are the same object, a number equal to a string that spells it (XML
+/// parameters with no tool schema may be typed or not).
+fn same_json(actual: &str, expected: &str) -> bool {
+    fn loosely(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(key, x)| b.get(key).is_some_and(|y| loosely(x, y)))
+            }
+            (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
+                n.to_string() == *s
+            }
+            (a, b) => a == b,
+        }
+    }
+    match (
+        serde_json::from_str::<Value>(actual),
+        serde_json::from_str::<Value>(expected),
+    ) {
+        (Ok(a), Ok(b)) => loosely(&a, &b),
+        _ => false,
+    }
 }
 
 /// Call ids are generated per parser (no seed): compare everything else.
@@ -282,25 +484,49 @@ fn streamed_message(parser: &mut Parser, pieces: &[&str]) -> ParsedMessage {
     out.into_message()
 }
 
-fn one_shot_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
-    let text = deepseek_v31_output(ONE_SHOT);
-    let options = options(REASONING_TAIL);
-    let bytes = text.len() as f64;
-    // bytes per nanosecond = GB/s (10^9 bytes per second).
-    let gbps = |ns: f64| bytes / ns;
-    let counted = harness.measure(|| entry.parser(&options).parse(&text));
-    let not_counted =
-        harness.measure_with_setup(|| entry.parser(&options), |parser| parser.parse(&text));
-    for (label, m) in [
-        ("construction counted", counted),
-        ("construction not counted", not_counted),
-    ] {
+/// bytes per nanosecond = GB/s (10^9 bytes per second).
+fn gbps(bytes: usize, ns: f64) -> f64 {
+    bytes as f64 / ns
+}
+
+fn one_shot_rows(
+    format: &Format,
+    target: Option<&Target>,
+    harness: &Harness,
+    full: bool,
+    section: &mut Section,
+) {
+    let text = format.output(ONE_SHOT);
+    let labels: &[&str] = if full {
+        &["construction counted", "construction not counted"]
+    } else {
+        &["construction counted"]
+    };
+    for (i, label) in labels.iter().enumerate() {
+        let what = format!("One-shot `parse`, {} output, {label}", kb(text.len()));
+        let Some(target) = target else {
+            section.rows.push(unregistered(what, "≥ 2 GB/s"));
+            continue;
+        };
+        let m = if i == 0 {
+            harness.measure(|| target.make().parse(&text))
+        } else {
+            harness.measure_with_setup(|| target.make(), |parser| parser.parse(&text))
+        };
         let (fast, slow) = m.range_ns();
-        let throughput = gbps(m.median_ns());
-        rows.push(row(
-            format!("One-shot `parse`, {} KB output, {label}", text.len() / 1000),
-            format!("{throughput:.2} GB/s ({})", time(m.median_ns())),
-            format!("{:.2}–{:.2} GB/s", gbps(slow), gbps(fast)),
+        let throughput = gbps(text.len(), m.median_ns());
+        let measured = format!("{throughput:.2} GB/s ({})", time(m.median_ns()));
+        if i == 0 {
+            section.summary.one_shot = Some(format!("{throughput:.2} GB/s"));
+        }
+        section.rows.push(row(
+            what,
+            measured,
+            format!(
+                "{:.2}–{:.2} GB/s",
+                gbps(text.len(), slow),
+                gbps(text.len(), fast)
+            ),
             "≥ 2 GB/s",
             Status::check(throughput >= 2.0),
         ));
@@ -308,29 +534,45 @@ fn one_shot_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
 }
 
 /// Times whole streams (fresh parser per stream, built and dropped outside the timing).
-fn time_stream(harness: &Harness, make: &dyn Fn() -> Parser, pieces: &[&str]) -> Measurement {
-    harness.measure_with_setup(make, |mut parser| {
-        stream(&mut parser, pieces);
-        parser
-    })
+fn time_stream(harness: &Harness, target: &Target, pieces: &[&str]) -> Measurement {
+    harness.measure_with_setup(
+        || target.make(),
+        |mut parser| {
+            stream(&mut parser, pieces);
+            parser
+        },
+    )
 }
 
-fn streaming_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
-    let options = options(REASONING_TAIL);
-    let make = || entry.parser(&options);
-    for size in SIZES {
-        let text = deepseek_v31_output(size);
+fn streaming_rows(
+    format: &Format,
+    target: Option<&Target>,
+    harness: &Harness,
+    full: bool,
+    section: &mut Section,
+) {
+    let sizes: &[usize] = if full { &ALL_SIZES } else { &SIZES };
+    for &size in sizes {
+        let text = format.output(size);
         let pieces = chunks(&text, DELTA);
-        let m = time_stream(harness, &make, &pieces);
+        let what = format!(
+            "Streaming, {DELTA}-char deltas, {} output ({} pushes): time per push",
+            kb(text.len()),
+            thousands(pieces.len() as u64)
+        );
+        let Some(target) = target else {
+            section.rows.push(unregistered(what, "≤ 50 ns"));
+            continue;
+        };
+        let m = time_stream(harness, target, &pieces);
         let per = |ns: f64| ns / pieces.len() as f64;
         let (fast, slow) = m.range_ns();
-        rows.push(row(
-            format!(
-                "Streaming, {}-char deltas, {} output ({} pushes): time per push",
-                DELTA,
-                kb(text.len()),
-                thousands(pieces.len() as u64)
-            ),
+        section
+            .summary
+            .per_push
+            .push((size, format!("{:.1}", per(m.median_ns()))));
+        section.rows.push(row(
+            what,
             format!("{:.1} ns", per(m.median_ns())),
             format!("{:.1}–{:.1} ns", per(fast), per(slow)),
             "≤ 50 ns",
@@ -339,80 +581,113 @@ fn streaming_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
     }
 }
 
-fn long_argument_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
-    let options = options(CONTENT_TAIL);
-    let make = || entry.parser(&options);
+fn long_argument_rows(
+    format: &Format,
+    target: Option<&Target>,
+    harness: &Harness,
+    full: bool,
+    section: &mut Section,
+) {
+    let sizes: &[usize] = if full { &ALL_SIZES } else { &SIZES };
     let mut medians = Vec::new();
-    for size in SIZES {
-        let text = deepseek_v31_long_argument(size);
+    for &size in sizes {
+        let text = format.long_argument(size).output;
         let pieces = chunks(&text, DELTA);
-        let m = time_stream(harness, &make, &pieces);
-        let (fast, slow) = m.range_ns();
-        let (target, status) = if size == 20_000 {
-            ("≤ 0.25 ms", Status::check(m.median_ns() <= 250_000.0))
-        } else {
-            ("—", Status::Info)
+        let what = format!(
+            "Long string argument, {} ({} pushes of {DELTA} chars): whole stream",
+            kb(size),
+            thousands(pieces.len() as u64)
+        );
+        let has_target = size == TARGET_SIZE;
+        let target_label = if has_target { "≤ 0.25 ms" } else { "—" };
+        let Some(target) = target else {
+            section.rows.push(unregistered(what, target_label));
+            continue;
         };
-        rows.push(row(
-            format!(
-                "Long string argument, {} ({} pushes of {DELTA} chars): whole stream",
-                kb(size),
-                thousands(pieces.len() as u64)
-            ),
+        let m = time_stream(harness, target, &pieces);
+        let (fast, slow) = m.range_ns();
+        let status = if has_target {
+            Status::check(m.median_ns() <= 250_000.0)
+        } else {
+            Status::Info
+        };
+        section.rows.push(row(
+            what,
             format!(
                 "{} ({:.1} ns/push)",
                 time(m.median_ns()),
                 m.median_ns() / pieces.len() as f64
             ),
             format!("{}–{}", time(fast), time(slow)),
-            target,
+            target_label,
             status,
         ));
-        medians.push(m.median_ns());
+        medians.push((size, m.median_ns()));
     }
-    let ratio = medians[2] / medians[1];
-    rows.push(row(
-        "Long string argument: time(200 KB) / time(20 KB)",
-        format!("{ratio:.1}"),
-        "—".to_owned(),
-        "≈ 10 (linear; PASS ≤ 13)",
-        Status::check(ratio <= 13.0),
-    ));
+    let what = format!(
+        "Long string argument: time({}) / time({})",
+        kb(LARGE_SIZE),
+        kb(TARGET_SIZE)
+    );
+    let target_label = "≈ 10 (linear; PASS ≤ 13)";
+    let median = |size| medians.iter().find(|(s, _)| *s == size).map(|(_, ns)| *ns);
+    match (median(LARGE_SIZE), median(TARGET_SIZE)) {
+        (Some(large), Some(small)) => {
+            let ratio = large / small;
+            section.summary.long_argument = Some(format!("{} ({ratio:.1}×)", time(small)));
+            section.rows.push(row(
+                what,
+                format!("{ratio:.1}"),
+                "—".to_owned(),
+                target_label,
+                Status::check(ratio <= 13.0),
+            ));
+        }
+        _ => section.rows.push(unregistered(what, target_label)),
+    }
 }
 
-fn construction_rows(entry: &ParserEntry, harness: &Harness, rows: &mut Vec<Row>) {
-    let options = options(REASONING_TAIL);
-    let from_entry = harness.measure(|| entry.parser(&options));
+fn construction_rows(
+    format: &Format,
+    target: Option<&Target>,
+    harness: &Harness,
+    full: bool,
+    section: &mut Section,
+) {
+    let what = "Parser construction: `entry.parser(&options)` (model already resolved)";
+    let Some(target) = target else {
+        section.rows.push(unregistered(what, "≤ 1 µs"));
+        return;
+    };
+    let from_entry = harness.measure(|| target.make());
     let (fast, slow) = from_entry.range_ns();
-    rows.push(row(
-        "Parser construction: `entry.parser(&options)` (model already resolved)",
+    section.summary.construction = Some(time(from_entry.median_ns()));
+    section.rows.push(row(
+        what,
         time(from_entry.median_ns()),
         format!("{}–{}", time(fast), time(slow)),
         "≤ 1 µs",
         Status::check(from_entry.median_ns() <= 1_000.0),
     ));
-    let for_model = harness.measure(|| parser_auto::for_model(MODEL, &options));
-    let (fast, slow) = for_model.range_ns();
-    rows.push(row(
-        "Parser construction: `parser_auto::for_model` (registry lookup included)",
-        time(for_model.median_ns()),
-        format!("{}–{}", time(fast), time(slow)),
-        "—",
-        Status::Info,
-    ));
+    if full {
+        let for_model = harness.measure(|| parser_auto::for_model(format.model, &target.options));
+        let (fast, slow) = for_model.range_ns();
+        section.rows.push(row(
+            "Parser construction: `parser_auto::for_model` (registry lookup included)",
+            time(for_model.median_ns()),
+            format!("{}–{}", time(fast), time(slow)),
+            "—",
+            Status::Info,
+        ));
+    }
 }
 
 /// Allocator calls during `push` of `pieces[from..to]` on a fresh parser that was first fed
 /// `pieces[..from]` uncounted. A full uncounted stream on another parser comes first, to initialise lazy
 /// statics and thread-locals.
-fn allocations_in_window(
-    make: &dyn Fn() -> Parser,
-    pieces: &[&str],
-    from: usize,
-    to: usize,
-) -> u64 {
-    stream(&mut make(), pieces);
-    let mut parser = make();
+fn allocations_in_window(target: &Target, pieces: &[&str], from: usize, to: usize) -> u64 {
+    stream(&mut target.make(), pieces);
+    let mut parser = target.make();
     for piece in &pieces[..from] {
         consume(parser.push(piece));
     }
@@ -426,99 +701,132 @@ fn allocations_in_window(
 }
 
 /// Allocator calls for a whole stream: construction, every push, `finish` (after a warm-up stream).
-fn allocations_whole_stream(make: &dyn Fn() -> Parser, pieces: &[&str]) -> u64 {
-    stream(&mut make(), pieces);
+fn allocations_whole_stream(target: &Target, pieces: &[&str]) -> u64 {
+    stream(&mut target.make(), pieces);
     let before = allocations();
-    let mut parser = make();
+    let mut parser = target.make();
     stream(&mut parser, pieces);
     let counted = allocations() - before;
     drop(parser);
     counted
 }
 
-fn allocation_rows(entry: &ParserEntry, rows: &mut Vec<Row>) {
-    let size = SIZES[2];
-
-    let reasoning_options = options(REASONING_TAIL);
-    let make = || entry.parser(&reasoning_options);
-    let text = deepseek_v31_output(size);
+fn allocation_rows(
+    format: &Format,
+    output: Option<&Target>,
+    long: Option<&Target>,
+    full: bool,
+    section: &mut Section,
+) {
+    let phase = if format.reasoning {
+        "reasoning"
+    } else {
+        "content"
+    };
+    let text = format.output(LARGE_SIZE);
     let pieces = chunks(&text, DELTA);
-    // The window: from 25% of the pushes to 90%, and never past the push that holds `</think>`.
-    let think_end = text.find("</think>").unwrap_or(text.len());
-    let reasoning_pushes = pieces
+    // The window: from 25% of the pushes to 90%, and never past the push that holds the end of the prose.
+    let prose_end = format.prose_end_in(&text);
+    let prose_pushes = pieces
         .iter()
         .scan(0, |at, piece| {
             *at += piece.len();
             Some(*at)
         })
-        .take_while(|&end| end < think_end)
+        .take_while(|&end| end < prose_end)
         .count();
-    let (from, to) = (
-        pieces.len() / 4,
-        (pieces.len() * 9 / 10).min(reasoning_pushes),
+    let (from, to) = (pieces.len() / 4, (pieces.len() * 9 / 10).min(prose_pushes));
+    let what = format!(
+        "Allocator calls per push, steady state: pushes {}–{} of {} ({} output, {phase}), after the \
+         first 25% on the same parser",
+        thousands(from as u64),
+        thousands(to as u64),
+        thousands(pieces.len() as u64),
+        kb(text.len())
     );
-    let counted = allocations_in_window(&make, &pieces, from, to);
-    let pushes = (to - from) as u64;
-    rows.push(row(
-        format!(
-            "Allocator calls per push, steady state: pushes {}–{} of {} ({} output, reasoning), \
-             after the first 25% on the same parser",
-            thousands(from as u64),
-            thousands(to as u64),
-            thousands(pieces.len() as u64),
-            kb(text.len())
-        ),
-        format!(
-            "{} ({} calls / {} pushes)",
-            per_push(counted, pushes),
-            counted,
-            thousands(pushes)
-        ),
-        "—".to_owned(),
-        "0",
-        Status::check(counted == 0),
-    ));
-    let whole = allocations_whole_stream(&make, &pieces);
-    rows.push(row(
-        format!(
-            "Allocator calls, whole stream: construction + {} pushes + `finish` ({} output, 3 calls)",
-            thousands(pieces.len() as u64),
-            kb(text.len())
-        ),
-        format!("{whole} ({} per push)", per_push(whole, pieces.len() as u64)),
-        "—".to_owned(),
-        "—",
-        Status::Info,
-    ));
+    match output {
+        Some(target) => {
+            let counted = allocations_in_window(target, &pieces, from, to);
+            let pushes = (to - from) as u64;
+            section.summary.allocations.push(per_push(counted, pushes));
+            section.rows.push(row(
+                what,
+                format!(
+                    "{} ({} calls / {} pushes)",
+                    per_push(counted, pushes),
+                    counted,
+                    thousands(pushes)
+                ),
+                "—".to_owned(),
+                "0",
+                Status::check(counted == 0),
+            ));
+            if full {
+                let whole = allocations_whole_stream(target, &pieces);
+                section.rows.push(row(
+                    format!(
+                        "Allocator calls, whole stream: construction + {} pushes + `finish` ({} output, \
+                         3 calls)",
+                        thousands(pieces.len() as u64),
+                        kb(text.len())
+                    ),
+                    format!("{whole} ({} per push)", per_push(whole, pieces.len() as u64)),
+                    "—".to_owned(),
+                    "—",
+                    Status::Info,
+                ));
+            }
+        }
+        None => section.rows.push(unregistered(what, "0")),
+    }
 
-    let content_options = options(CONTENT_TAIL);
-    let make = || entry.parser(&content_options);
-    let text = deepseek_v31_long_argument(size);
+    let text = format.long_argument(LARGE_SIZE).output;
     let pieces = chunks(&text, DELTA);
     let (from, to) = (pieces.len() / 4, pieces.len() * 9 / 10);
-    let counted = allocations_in_window(&make, &pieces, from, to);
-    let pushes = (to - from) as u64;
-    rows.push(row(
-        format!(
-            "Allocator calls per push inside a call: pushes {}–{} of {} ({} string argument), after the \
-             first 25% on the same parser",
-            thousands(from as u64),
-            thousands(to as u64),
-            thousands(pieces.len() as u64),
-            kb(size)
-        ),
-        format!("{} ({} calls / {} pushes)", per_push(counted, pushes), counted, thousands(pushes)),
-        "—".to_owned(),
-        "0",
-        Status::check(counted == 0),
-    ));
+    let what = format!(
+        "Allocator calls per push inside a call: pushes {}–{} of {} ({} string argument), after the \
+         first 25% on the same parser",
+        thousands(from as u64),
+        thousands(to as u64),
+        thousands(pieces.len() as u64),
+        kb(LARGE_SIZE)
+    );
+    match long {
+        Some(target) => {
+            let counted = allocations_in_window(target, &pieces, from, to);
+            let pushes = (to - from) as u64;
+            section.summary.allocations.push(per_push(counted, pushes));
+            section.rows.push(row(
+                what,
+                format!(
+                    "{} ({} calls / {} pushes)",
+                    per_push(counted, pushes),
+                    counted,
+                    thousands(pushes)
+                ),
+                "—".to_owned(),
+                "0",
+                Status::check(counted == 0),
+            ));
+        }
+        None => section.rows.push(unregistered(what, "0")),
+    }
 }
 
-fn print_table(rows: &[Row]) {
+fn print_section(section: &Section) {
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## {} (`{}`)\n",
+        section.format.name, section.format.key
+    );
+    let _ = writeln!(out, "{}\n", section.parsers);
+    for problem in &section.problems {
+        let _ = writeln!(out, "> **Warning**: {problem}\n");
+    }
     out.push_str("| Measurement | Measured | Range of runs | Target | Status |\n");
     out.push_str("|---|---|---|---|---|\n");
-    for r in rows {
+    for r in &section.rows {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -529,18 +837,98 @@ fn print_table(rows: &[Row]) {
             r.status.label()
         );
     }
+    let _ = writeln!(
+        out,
+        "\n{}: {} PASS, {} MISS.\n",
+        section.format.name,
+        section.count(Status::Pass),
+        section.count(Status::Miss)
+    );
+    print!("{out}");
+}
+
+fn print_overview(sections: &[Section]) {
+    let mut out = String::new();
+    out.push_str("## Overview\n\n");
+    out.push_str(
+        "| Format | One-shot 100 KB | Per push, 4-char deltas (20 KB / 200 KB) | Long argument 20 KB \
+         (200 KB / 20 KB) | Construction | Allocator calls per push (prose; call) | PASS | MISS |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    let or_dash = |value: &Option<String>| value.clone().unwrap_or_else(|| "—".to_owned());
+    let joined = |values: &[String], separator: &str, unit: &str| {
+        if values.is_empty() {
+            "—".to_owned()
+        } else {
+            format!("{}{unit}", values.join(separator))
+        }
+    };
+    for s in sections {
+        if !s.registered {
+            let _ = writeln!(
+                out,
+                "| {} | not registered yet | | | | | | |",
+                s.format.name
+            );
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
+            s.format.name,
+            if s.problems.is_empty() {
+                ""
+            } else {
+                " (**wrong parse**)"
+            },
+            or_dash(&s.summary.one_shot),
+            joined(
+                &s.summary
+                    .per_push
+                    .iter()
+                    .filter(|(size, _)| SIZES.contains(size))
+                    .map(|(_, ns)| ns.clone())
+                    .collect::<Vec<_>>(),
+                " / ",
+                " ns"
+            ),
+            or_dash(&s.summary.long_argument),
+            or_dash(&s.summary.construction),
+            joined(&s.summary.allocations, "; ", ""),
+            s.count(Status::Pass),
+            s.count(Status::Miss)
+        );
+    }
+    let passed: usize = sections.iter().map(|s| s.count(Status::Pass)).sum();
+    let missed: usize = sections.iter().map(|s| s.count(Status::Miss)).sum();
+    let unregistered = sections.iter().filter(|s| !s.registered).count();
+    let wrong = sections.iter().filter(|s| !s.problems.is_empty()).count();
+    let _ = write!(out, "\n{passed} PASS, {missed} MISS");
+    if unregistered > 0 {
+        let _ = write!(out, "; {unregistered} format(s) not registered yet");
+    }
+    if wrong > 0 {
+        let _ = write!(
+            out,
+            "; {wrong} format(s) whose workloads did not parse as expected (see their warnings)"
+        );
+    }
+    out.push_str(".\n");
     println!("{out}");
-    let missed = rows.iter().filter(|r| r.status == Status::Miss).count();
-    let passed = rows.iter().filter(|r| r.status == Status::Pass).count();
-    println!("{passed} PASS, {missed} MISS.\n");
 }
 
 fn print_notes() {
     println!("Notes:");
     println!(
-        "- Outputs are DeepSeek V3.1 text from `benchmarks::deepseek_v31_output` (95% reasoning, `</think>`, \
-         content, 3 calls; prompt tail `{REASONING_TAIL}`) and `benchmarks::deepseek_v31_long_argument` \
-         (one `write_file` call; prompt tail `{CONTENT_TAIL}`). Deterministic: same bytes on every run."
+        "- Workloads come from `benchmarks::FORMATS` (`Format::output`: ~95% reasoning, or content for a \
+         model that does not think, then content and 3 calls; `Format::long_argument`: one `write_file` \
+         call with a long string argument, JSON-escaped or, for XML parameters, raw). Every format uses \
+         the same prose, calls and file text. Deterministic: same bytes on every run."
+    );
+    println!(
+        "- The streaming rows of a format whose model does not think (Qwen3-Coder) measure the content \
+         phase; the others mostly measure reasoning. DeepSeek V3.1 is the reference and gets every row; \
+         the other formats get the rows that carry a target."
     );
     println!(
         "- Per push = time of the whole stream (every `push` of {DELTA} chars, reading every delta it returns, \
@@ -593,4 +981,87 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deepseek(options: ParseOptions) -> Target {
+        Target {
+            entry: DEEPSEEK_V31.entry().expect("DeepSeek V3.1 is registered"),
+            options,
+        }
+    }
+
+    /// The reference workloads pass their checks.
+    #[test]
+    fn deepseek_workloads_check_clean() {
+        let mut problems = Vec::new();
+        check_output(
+            &DEEPSEEK_V31,
+            &deepseek(DEEPSEEK_V31.output_options()),
+            &mut problems,
+        );
+        check_long_argument(
+            &DEEPSEEK_V31,
+            &deepseek(DEEPSEEK_V31.long_argument_options()),
+            &mut problems,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    /// Wrong parses are reported: the output parsed with thinking off (its reasoning becomes content),
+    /// and another format's text (no calls at all).
+    #[test]
+    fn wrong_parses_are_reported() {
+        let mut problems = Vec::new();
+        check_output(
+            &DEEPSEEK_V31,
+            &deepseek(DEEPSEEK_V31.long_argument_options()),
+            &mut problems,
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("reasoning"), "{problems:?}");
+
+        // The Qwen3-Coder workloads are not DeepSeek text: no calls at all.
+        let mut problems = Vec::new();
+        let target = deepseek(ParseOptions::new());
+        check_output(&benchmarks::QWEN3_CODER, &target, &mut problems);
+        check_long_argument(&benchmarks::QWEN3_CODER, &target, &mut problems);
+        assert!(
+            problems.iter().any(|p| p.contains("3 valid calls")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("one valid `write_file`")),
+            "{problems:?}"
+        );
+    }
+
+    /// XML parameters without a schema may come back as strings or typed.
+    #[test]
+    fn same_json_is_lenient_on_numbers_only() {
+        assert!(same_json(r#"{"a":"5","b":"x"}"#, r#"{"a": "5", "b": "x"}"#));
+        assert!(same_json(r#"{"a":5,"b":"x"}"#, r#"{"a": "5", "b": "x"}"#));
+        assert!(!same_json(
+            r#"{"a":"6","b":"x"}"#,
+            r#"{"a": "5", "b": "x"}"#
+        ));
+        assert!(!same_json(r#"{"a":"5"}"#, r#"{"a": "5", "b": "x"}"#));
+        assert!(!same_json(r#"{"a":"5""#, r#"{"a": "5"}"#));
+    }
+
+    /// Formatting helpers.
+    #[test]
+    fn formatting() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(time(1_500.0), "1.50 µs");
+        assert_eq!(time(2_500_000.0), "2.500 ms");
+        assert_eq!(per_push(0, 10), "0");
+        assert_eq!(kb(100_400), "100 KB");
+    }
 }

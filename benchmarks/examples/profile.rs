@@ -1,0 +1,64 @@
+//! Streams one workload over and over, for a profiler to sample (`perf record`, `valgrind --tool=callgrind`).
+//!
+//! ```sh
+//! CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -p benchmarks --example profile
+//! perf record -g target/release/examples/profile qwen3-coder long 20000 3
+//! ```
+//!
+//! Arguments: a format key (`deepseek-v3.1`, `qwen3-hermes`, `qwen3-coder`, `kimi-k2`, `gpt-oss`), the
+//! workload (`output` or `long`), its size in bytes (default 20000) and the seconds to run (default 3). It
+//! prints the time per push, so it also times sub-steps when the parser code is changed locally.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use benchmarks::{FORMATS, chunks, stream};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let key = args.first().map_or("deepseek-v3.1", String::as_str);
+    let workload = args.get(1).map_or("output", String::as_str);
+    let size: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let seconds: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    let Some(format) = FORMATS.iter().find(|f| f.key == key) else {
+        eprintln!(
+            "profile: unknown format {key}; one of {:?}",
+            FORMATS.iter().map(|f| f.key).collect::<Vec<_>>()
+        );
+        return ExitCode::from(2);
+    };
+    let (text, entry, options) = match workload {
+        "output" => (format.output(size), format.entry(), format.output_options()),
+        "long" => (
+            format.long_argument(size).output,
+            format.long_argument_entry(),
+            format.long_argument_options(),
+        ),
+        other => {
+            eprintln!("profile: unknown workload {other}; `output` or `long`");
+            return ExitCode::from(2);
+        }
+    };
+    let entry = match entry {
+        Ok(entry) => entry,
+        Err(e) => {
+            eprintln!("profile: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let pieces = chunks(&text, 4);
+    let deadline = Duration::from_secs_f64(seconds);
+    let start = Instant::now();
+    let mut streams = 0u64;
+    while start.elapsed() < deadline {
+        stream(&mut entry.parser(&options), &pieces);
+        streams += 1;
+    }
+    let ns = start.elapsed().as_secs_f64() * 1e9 / (streams * pieces.len() as u64) as f64;
+    println!(
+        "{key} {workload} {size} B: {streams} streams of {} pushes, {ns:.1} ns per push (construction included)",
+        pieces.len()
+    );
+    ExitCode::SUCCESS
+}

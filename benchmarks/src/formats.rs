@@ -1,0 +1,992 @@
+//! The output formats the benchmarks measure, and their workload generators.
+//!
+//! Every format gets the same two workloads, built from the same prose, the same three calls and the same
+//! file text, so that numbers compare across families:
+//!
+//! - an **output** of about N bytes: long reasoning (95%), some content, three tool calls (`get_weather`,
+//!   `search`, `read_file`) with small arguments. Formats whose model does not think (Qwen3-Coder) put the
+//!   long prose in content instead;
+//! - a **long argument**: one `write_file` call whose `content` argument is about N bytes of code and prose
+//!   with quotes, backslashes, newlines, tabs, `<` and non-ASCII text (JSON-escaped where the format writes
+//!   JSON, raw where it writes XML parameters).
+//!
+//! [`FORMATS`] lists them; [`Format`] says which model to resolve, which prompt tail to pass and what the
+//! parse must give (checked by `bench-table` before it measures anything).
+
+use std::fmt;
+
+use parser_auto::{Error, ParseOptions, ParserEntry};
+
+/// One output format: the model it is resolved for, the prompt tails, the workload generators and what a
+/// correct parse gives.
+#[derive(Debug)]
+pub struct Format {
+    /// Short identifier, used as the divan argument name (`qwen3-hermes`).
+    pub key: &'static str,
+    /// Human name, used as the table's section title (`Qwen3 Hermes`).
+    pub name: &'static str,
+    /// Model id of the output workload, resolved with [`parser_auto::entry_for_model`].
+    pub model: &'static str,
+    /// Prompt tail of the output workload (`None`: no tail, the family's default stage).
+    pub output_tail: Option<&'static str>,
+    /// Model id of the long-argument workload (usually [`model`](Self::model)).
+    pub long_argument_model: &'static str,
+    /// Prompt tail of the long-argument workload.
+    pub long_argument_tail: Option<&'static str>,
+    /// Whether the output's long prose is reasoning (`true`) or content (`false`, a model that does not
+    /// think).
+    pub reasoning: bool,
+    /// Whether the format writes call arguments as JSON, so that a parser returns them byte for byte as
+    /// written. `false` for XML parameters, whose arguments the parser builds as a JSON object.
+    pub json_arguments: bool,
+    /// The first marker after the long prose (where the reasoning or content phase ends).
+    pub prose_end: &'static str,
+    output: fn(usize) -> String,
+    long_argument: fn(usize) -> LongArgument,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key)
+    }
+}
+
+impl Format {
+    /// An output of about `total_bytes` bytes: long prose, some content, three calls (see
+    /// [`expected_calls`](Self::expected_calls)). Deterministic.
+    pub fn output(&self, total_bytes: usize) -> String {
+        (self.output)(total_bytes)
+    }
+
+    /// One `write_file` call whose `content` argument takes about `arg_bytes` bytes as written.
+    /// Deterministic.
+    pub fn long_argument(&self, arg_bytes: usize) -> LongArgument {
+        (self.long_argument)(arg_bytes)
+    }
+
+    /// The registry entry for [`model`](Self::model) (an error while the family is not registered).
+    pub fn entry(&self) -> Result<&'static ParserEntry, Error> {
+        parser_auto::entry_for_model(self.model)
+    }
+
+    /// The registry entry for [`long_argument_model`](Self::long_argument_model).
+    pub fn long_argument_entry(&self) -> Result<&'static ParserEntry, Error> {
+        parser_auto::entry_for_model(self.long_argument_model)
+    }
+
+    /// Request options for the output workload.
+    pub fn output_options(&self) -> ParseOptions {
+        options_for(self.output_tail)
+    }
+
+    /// Request options for the long-argument workload.
+    pub fn long_argument_options(&self) -> ParseOptions {
+        options_for(self.long_argument_tail)
+    }
+
+    /// The three calls of [`output`](Self::output), with their arguments as the parser should return
+    /// them: the JSON text as written when [`json_arguments`](Self::json_arguments), else a JSON object of
+    /// string values (XML parameters with no tool schema stay strings).
+    pub fn expected_calls(&self) -> Vec<ExpectedCall> {
+        CALLS
+            .iter()
+            .map(|call| ExpectedCall {
+                name: call.name,
+                arguments: if self.json_arguments {
+                    json_arguments(call)
+                } else {
+                    string_arguments(call)
+                },
+            })
+            .collect()
+    }
+
+    /// The byte offset of [`prose_end`](Self::prose_end) in `output` (its length when absent).
+    pub fn prose_end_in(&self, output: &str) -> usize {
+        output.find(self.prose_end).unwrap_or(output.len())
+    }
+}
+
+fn options_for(tail: Option<&str>) -> ParseOptions {
+    match tail {
+        Some(tail) => ParseOptions::new().with_prompt_tail(tail),
+        None => ParseOptions::new(),
+    }
+}
+
+/// A call a workload contains: its name and its arguments as the parser should return them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectedCall {
+    /// The function name.
+    pub name: &'static str,
+    /// The arguments (JSON text).
+    pub arguments: String,
+}
+
+/// A long-argument workload: the output and what its one call must give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongArgument {
+    /// The raw model output: one `write_file` call.
+    pub output: String,
+    /// The decoded value of the `content` argument (the file text, unescaped).
+    pub content: String,
+    /// The arguments as written, when the format writes JSON (they come back byte for byte).
+    pub arguments: Option<String>,
+}
+
+/// The value of the `path` argument of every long-argument call.
+pub const LONG_ARGUMENT_PATH: &str = "a.txt";
+
+/// DeepSeek V3.1: `<think>` opened by the prompt, `NAME<｜tool▁sep｜>{json}` calls.
+pub static DEEPSEEK_V31: Format = Format {
+    key: "deepseek-v3.1",
+    name: "DeepSeek V3.1",
+    model: MODEL,
+    output_tail: Some(REASONING_TAIL),
+    long_argument_model: MODEL,
+    long_argument_tail: Some(CONTENT_TAIL),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: THINK_END,
+    output: deepseek_v31_output,
+    long_argument: deepseek_v31_long_argument,
+};
+
+/// Qwen3 with Hermes-style calls: the model opens `<think>` itself (thinking is on by default).
+pub static QWEN3_HERMES: Format = Format {
+    key: "qwen3-hermes",
+    name: "Qwen3 Hermes",
+    model: "Qwen/Qwen3-8B",
+    output_tail: None,
+    long_argument_model: "Qwen/Qwen3-8B",
+    long_argument_tail: Some("<|im_start|>assistant\n<think>\n\n</think>\n\n"),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: THINK_END,
+    output: qwen3_hermes_output,
+    long_argument: qwen3_hermes_long_argument,
+};
+
+/// Qwen3-Coder with XML calls: the model does not think, the long prose is content.
+pub static QWEN3_CODER: Format = Format {
+    key: "qwen3-coder",
+    name: "Qwen3-Coder XML",
+    model: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+    output_tail: None,
+    long_argument_model: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: false,
+    prose_end: TOOL_CALL_OPEN,
+    output: qwen3_coder_output,
+    long_argument: qwen3_coder_long_argument,
+};
+
+/// Kimi-K2: K2-Thinking opens `<think>` itself; the long argument is parsed as K2-Instruct (no thinking).
+pub static KIMI_K2: Format = Format {
+    key: "kimi-k2",
+    name: "Kimi-K2",
+    model: "moonshotai/Kimi-K2-Thinking",
+    output_tail: None,
+    long_argument_model: "moonshotai/Kimi-K2-Instruct",
+    long_argument_tail: None,
+    reasoning: true,
+    json_arguments: true,
+    prose_end: THINK_END,
+    output: kimi_k2_output,
+    long_argument: kimi_k2_long_argument,
+};
+
+/// GPT-OSS harmony: analysis (reasoning), final (content), three commentary calls.
+pub static GPT_OSS: Format = Format {
+    key: "gpt-oss",
+    name: "GPT-OSS harmony",
+    model: "openai/gpt-oss-20b",
+    output_tail: Some(HARMONY_TAIL),
+    long_argument_model: "openai/gpt-oss-20b",
+    long_argument_tail: Some(HARMONY_TAIL),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: HARMONY_END,
+    output: gpt_oss_output,
+    long_argument: gpt_oss_long_argument,
+};
+
+/// Every format, DeepSeek V3.1 (the reference) first.
+pub static FORMATS: [&Format; 5] = [
+    &DEEPSEEK_V31,
+    &QWEN3_HERMES,
+    &QWEN3_CODER,
+    &KIMI_K2,
+    &GPT_OSS,
+];
+
+/// The formats whose model and long-argument model both resolve to a registered parser.
+pub fn registered_formats() -> Vec<&'static Format> {
+    FORMATS
+        .iter()
+        .copied()
+        .filter(|format| format.entry().is_ok() && format.long_argument_entry().is_ok())
+        .collect()
+}
+
+/// The model of the DeepSeek V3.1 workloads.
+pub const MODEL: &str = "deepseek-ai/DeepSeek-V3.1";
+
+/// DeepSeek prompt tail of a request with thinking on: the output starts in reasoning.
+pub const REASONING_TAIL: &str = "<｜Assistant｜><think>";
+
+/// DeepSeek prompt tail of a request with thinking off: the output starts in content.
+pub const CONTENT_TAIL: &str = "<｜Assistant｜></think>";
+
+const THINK_END: &str = "</think>";
+
+// DeepSeek V3.1.
+const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+const CALLS_END: &str = "<｜tool▁calls▁end｜>";
+const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+const CALL_END: &str = "<｜tool▁call▁end｜>";
+const SEP: &str = "<｜tool▁sep｜>";
+
+// Qwen3 (Hermes and XML).
+const TOOL_CALL_OPEN: &str = "<tool_call>";
+const TOOL_CALL_CLOSE: &str = "</tool_call>";
+
+// Kimi-K2.
+const KIMI_SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
+const KIMI_SECTION_END: &str = "<|tool_calls_section_end|>";
+const KIMI_CALL_BEGIN: &str = "<|tool_call_begin|>";
+const KIMI_ARGUMENT_BEGIN: &str = "<|tool_call_argument_begin|>";
+const KIMI_CALL_END: &str = "<|tool_call_end|>";
+
+// GPT-OSS harmony.
+const HARMONY_TAIL: &str = "<|start|>assistant";
+const HARMONY_END: &str = "<|end|>";
+const HARMONY_ANALYSIS: &str = "<|channel|>analysis<|message|>";
+const HARMONY_FINAL: &str = "<|start|>assistant<|channel|>final<|message|>";
+
+/// Reasoning prose: plain sentences, some non-ASCII text, and `<` characters that are not markers.
+const REASONING_SENTENCES: &[&str] = &[
+    "The user wants to know how the weather in Paris compares with the weather in 北京 this week.",
+    "First I should check which tools are available and which arguments they take.",
+    "If a < b and b < c, then a < c, so the order of the results is preserved.",
+    "The café on the corner is a good example: its name has an é that must survive intact.",
+    "Let me reconsider the edge cases before answering, because the last attempt missed one.",
+    "The forecast service returns temperatures in celsius, so I may need to convert them.",
+    "A quick sanity check: 3 < 5 and 10 > 7, so the comparison above holds.",
+    "Cities to compare: Paris, 北京, São Paulo and Zürich.",
+    "I will call the search tool first and then summarise what it returns.",
+    "There is no need to repeat the question; the answer should be short and precise.",
+    "When i < n the loop continues, otherwise it stops and returns the total.",
+    "The résumé mentions three projects, and only one of them is relevant here.",
+];
+
+/// Answer prose, after the reasoning.
+const CONTENT_SENTENCES: &[&str] = &[
+    "Here is what I found for the two cities.",
+    "I will look up the current weather and a few prices for you.",
+    "Let me check the forecast and the notes file first.",
+    "Both cities are expected to be mild this week, with rain in 北京 on Thursday.",
+];
+
+/// Lines of the file written by the long-argument call (raw text; JSON-escaped where the format writes
+/// JSON).
+const FILE_LINES: &[&str] = &[
+    "fn main() {\n",
+    "    let name = \"world\";\n",
+    "    println!(\"hello, {name}\");\n",
+    "}\n",
+    "He said \"the café in 北京 opens at 9\" and left.\n",
+    "if a < b { return \"less\"; }\n",
+    "\tA tab-indented line, a backslash \\ and a \"quoted\" word.\n",
+    "Plain prose makes up the rest of the file, one sentence after another.\n",
+];
+
+/// Seed of the output prose (every format: the same prose).
+const OUTPUT_SEED: u64 = 0x0005_eed0_0031;
+/// Seed of the long argument's file text (every format: the same text).
+const FILE_SEED: u64 = 0x0a4c_0031;
+
+/// An argument value of one of the three calls.
+#[derive(Clone, Copy, Debug)]
+enum Value {
+    /// A string (no character in it needs a JSON escape).
+    Str(&'static str),
+    /// A number, as written.
+    Num(&'static str),
+}
+
+/// One of the three calls of every output.
+#[derive(Debug)]
+struct CallSpec {
+    name: &'static str,
+    params: &'static [(&'static str, Value)],
+}
+
+const CALLS: &[CallSpec] = &[
+    CallSpec {
+        name: "get_weather",
+        params: &[
+            ("city", Value::Str("北京")),
+            ("unit", Value::Str("celsius")),
+        ],
+    },
+    CallSpec {
+        name: "search",
+        params: &[
+            ("query", Value::Str("café prices in Paris")),
+            ("limit", Value::Num("5")),
+        ],
+    },
+    CallSpec {
+        name: "read_file",
+        params: &[
+            ("path", Value::Str("notes/a < b.txt")),
+            ("line", Value::Num("12")),
+        ],
+    },
+];
+
+/// The arguments as JSON: `{"city": "北京", "unit": "celsius"}`.
+fn json_arguments(call: &CallSpec) -> String {
+    object(call, |value| match value {
+        Value::Str(s) => format!("\"{s}\""),
+        Value::Num(n) => n.to_owned(),
+    })
+}
+
+/// The arguments as JSON with every value a string: `{"query": "café prices in Paris", "limit": "5"}`.
+fn string_arguments(call: &CallSpec) -> String {
+    object(call, |value| match value {
+        Value::Str(s) | Value::Num(s) => format!("\"{s}\""),
+    })
+}
+
+fn object(call: &CallSpec, value: impl Fn(Value) -> String) -> String {
+    let fields: Vec<String> = call
+        .params
+        .iter()
+        .map(|&(key, v)| format!("\"{key}\": {}", value(v)))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+/// A Qwen3-Coder XML call: `<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n…`.
+fn xml_call(name: &str, params: &[(&str, &str)]) -> String {
+    let mut out = format!("{TOOL_CALL_OPEN}\n<function={name}>\n");
+    for (key, value) in params {
+        out.push_str("<parameter=");
+        out.push_str(key);
+        out.push_str(">\n");
+        out.push_str(value);
+        out.push_str("\n</parameter>\n");
+    }
+    out.push_str("</function>\n");
+    out.push_str(TOOL_CALL_CLOSE);
+    out
+}
+
+/// A Hermes call: `<tool_call>\n{"name": "NAME", "arguments": ARGS}\n</tool_call>`.
+fn hermes_call(name: &str, arguments: &str) -> String {
+    format!(
+        "{TOOL_CALL_OPEN}\n{{\"name\": \"{name}\", \"arguments\": {arguments}}}\n{TOOL_CALL_CLOSE}"
+    )
+}
+
+/// A Kimi-K2 call: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS<|tool_call_end|>`.
+fn kimi_call(name: &str, index: usize, arguments: &str) -> String {
+    format!(
+        "{KIMI_CALL_BEGIN}functions.{name}:{index}{KIMI_ARGUMENT_BEGIN}{arguments}{KIMI_CALL_END}"
+    )
+}
+
+/// A harmony call, without the `<|start|>assistant` that begins a message after the first.
+fn harmony_call(name: &str, arguments: &str) -> String {
+    format!(
+        "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>"
+    )
+}
+
+/// A tiny xorshift64 generator: deterministic, dependency-free, good enough to vary prose.
+#[derive(Clone, Debug)]
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> Self {
+        XorShift(seed | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Appends sentences picked from `sentences` to `out`, separated by a space or (one time in six) a blank
+/// line, until at least `target` bytes were added. Adds nothing when `target` is 0.
+fn prose(rng: &mut XorShift, sentences: &[&str], target: usize, out: &mut String) {
+    let start = out.len();
+    while out.len() - start < target {
+        if out.len() > start {
+            out.push_str(if rng.below(6) == 0 { "\n\n" } else { " " });
+        }
+        out.push_str(sentences[rng.below(sentences.len())]);
+    }
+}
+
+/// Writes `text` as the inside of a JSON string: `"`, `\`, newline and tab escaped.
+fn json_escape_into(text: &str, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn json_escaped_len(text: &str) -> usize {
+    text.len()
+        + text
+            .chars()
+            .filter(|c| matches!(c, '"' | '\\' | '\n' | '\t'))
+            .count()
+}
+
+/// How an output is framed around the shared prose and calls.
+struct Layout<'a> {
+    /// `Some((opener, closer))`: the long prose is reasoning between them (the opener may be empty when
+    /// the prompt opened reasoning). `None`: the long prose is content, followed by `"\n\n"`.
+    reasoning: Option<(&'a str, &'a str)>,
+    /// Written after the content.
+    content_end: &'a str,
+    /// The three calls, as the format writes them.
+    calls: &'a str,
+}
+
+/// Long prose (95% of `total_bytes`), the framing, a little content, the calls.
+fn build_output(total_bytes: usize, layout: &Layout<'_>) -> String {
+    const CONTENT_ONLY_BREAK: &str = "\n\n";
+    let mut rng = XorShift::new(OUTPUT_SEED);
+    let prose_target = total_bytes * 95 / 100;
+    let frame = match layout.reasoning {
+        Some((open, close)) => open.len() + close.len(),
+        None => CONTENT_ONLY_BREAK.len(),
+    } + layout.content_end.len()
+        + layout.calls.len();
+    let content_target = total_bytes.saturating_sub(prose_target + frame).max(1);
+    let mut out = String::with_capacity(total_bytes + frame + 256);
+    match layout.reasoning {
+        Some((open, close)) => {
+            out.push_str(open);
+            prose(&mut rng, REASONING_SENTENCES, prose_target, &mut out);
+            out.push_str(close);
+        }
+        None => {
+            prose(&mut rng, REASONING_SENTENCES, prose_target, &mut out);
+            out.push_str(CONTENT_ONLY_BREAK);
+        }
+    }
+    prose(&mut rng, CONTENT_SENTENCES, content_target, &mut out);
+    out.push_str(layout.content_end);
+    out.push_str(layout.calls);
+    out
+}
+
+/// The file text of the long argument: whole [`FILE_LINES`] until it takes at least `target` bytes as
+/// written (JSON-escaped when `escaped`).
+fn file_text(target: usize, escaped: bool) -> String {
+    let mut rng = XorShift::new(FILE_SEED);
+    let mut text = String::with_capacity(target + 128);
+    let mut written = 0;
+    while written < target {
+        let line = FILE_LINES[rng.below(FILE_LINES.len())];
+        text.push_str(line);
+        written += if escaped {
+            json_escaped_len(line)
+        } else {
+            line.len()
+        };
+    }
+    text
+}
+
+/// The JSON arguments of the long-argument call, with `content` holding `text` escaped.
+fn long_json_arguments(text: &str) -> String {
+    let mut arguments = String::with_capacity(text.len() * 9 / 8 + 64);
+    arguments.push_str("{\"path\": \"");
+    arguments.push_str(LONG_ARGUMENT_PATH);
+    arguments.push_str("\", \"content\": \"");
+    json_escape_into(text, &mut arguments);
+    arguments.push_str("\"}");
+    arguments
+}
+
+/// A long-argument workload of a format that writes JSON arguments: `wrap` frames them.
+fn json_long_argument(arg_bytes: usize, wrap: impl FnOnce(&str) -> String) -> LongArgument {
+    let content = file_text(arg_bytes, true);
+    let arguments = long_json_arguments(&content);
+    LongArgument {
+        output: wrap(&arguments),
+        content,
+        arguments: Some(arguments),
+    }
+}
+
+/// A DeepSeek V3.1 output of about `total_bytes` bytes, for a request with thinking on (prompt tail
+/// [`REASONING_TAIL`]).
+///
+/// Layout: reasoning prose (95% of `total_bytes`: English sentences with `é`, `北京` and `<` characters
+/// that are not markers, such as `a < b`), `</think>`, a little content, then a tool-call block with three
+/// calls (`get_weather`, `search`, `read_file`) whose arguments are small JSON objects:
+///
+/// ```text
+/// …reasoning…</think>Here is what I found…<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "北京", "unit": "celsius"}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
+/// ```
+///
+/// The length is a little over `total_bytes` (whole sentences; at least one content sentence and the call
+/// block, about 300 bytes, even for tiny sizes). The same `total_bytes` always gives the same text.
+///
+/// ```
+/// let output = benchmarks::deepseek_v31_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert_eq!(output.matches("<｜tool▁call▁begin｜>").count(), 3);
+/// ```
+pub fn deepseek_v31_output(total_bytes: usize) -> String {
+    let mut calls = String::from(CALLS_BEGIN);
+    for call in CALLS {
+        calls.push_str(CALL_BEGIN);
+        calls.push_str(call.name);
+        calls.push_str(SEP);
+        calls.push_str(&json_arguments(call));
+        calls.push_str(CALL_END);
+    }
+    calls.push_str(CALLS_END);
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", THINK_END)),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// A DeepSeek V3.1 output made of one `write_file` call whose `content` argument is a JSON string of about
+/// `arg_bytes` bytes (as written, escapes included), for a request with thinking off (prompt tail
+/// [`CONTENT_TAIL`]).
+///
+/// ```text
+/// <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{"path": "a.txt", "content": "fn main() {\n    let name = \"world\";\n…"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+/// ```
+///
+/// The string holds code and prose lines with escaped quotes (`\"`), newlines (`\n`), tabs, backslashes,
+/// `<` and non-ASCII text: the worst case for a parser that must find where the JSON ends.
+///
+/// ```
+/// let long = benchmarks::deepseek_v31_long_argument(20_000);
+/// assert!((20_000..20_300).contains(&long.output.len()));
+/// assert!(long.output.contains(r#"\"world\""#));
+/// assert!(long.content.contains("\"world\""));
+/// ```
+pub fn deepseek_v31_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("{CALLS_BEGIN}{CALL_BEGIN}write_file{SEP}{arguments}{CALL_END}{CALLS_END}")
+    })
+}
+
+/// A Qwen3 output with Hermes-style calls, for a request with thinking on (no prompt tail: the model
+/// opens `<think>` itself).
+///
+/// ```text
+/// <think>\n…reasoning…\n</think>\n\nHere is what I found…\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "北京", "unit": "celsius"}}\n</tool_call>\n<tool_call>…</tool_call>
+/// ```
+///
+/// ```
+/// let output = benchmarks::qwen3_hermes_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert_eq!(output.matches("<tool_call>").count(), 3);
+/// ```
+pub fn qwen3_hermes_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| hermes_call(call.name, &json_arguments(call)))
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("<think>\n", "\n</think>\n\n")),
+            content_end: "\n",
+            calls: &calls.join("\n"),
+        },
+    )
+}
+
+/// One Hermes-style `write_file` call with a long JSON string argument, for a request with thinking off
+/// (prompt tail `<|im_start|>assistant\n<think>\n\n</think>\n\n`).
+///
+/// ```text
+/// <tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "fn main() {\n…"}}\n</tool_call>
+/// ```
+pub fn qwen3_hermes_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| hermes_call("write_file", arguments))
+}
+
+/// A Qwen3-Coder output with XML calls. The model does not think: the long prose is content.
+///
+/// ```text
+/// …content…\n\nHere is what I found…\n<tool_call>\n<function=get_weather>\n<parameter=city>\n北京\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>\n<tool_call>…</tool_call>
+/// ```
+///
+/// ```
+/// let output = benchmarks::qwen3_coder_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert_eq!(output.matches("<function=").count(), 3);
+/// ```
+pub fn qwen3_coder_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            let params: Vec<(&str, &str)> = call
+                .params
+                .iter()
+                .map(|&(key, value)| match value {
+                    Value::Str(v) | Value::Num(v) => (key, v),
+                })
+                .collect();
+            xml_call(call.name, &params)
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "\n",
+            calls: &calls.join("\n"),
+        },
+    )
+}
+
+/// One Qwen3-Coder `write_file` call whose `content` parameter is about `arg_bytes` bytes of raw text
+/// (not escaped: quotes, backslashes, `<`, tabs and non-ASCII as they are), one framing newline at each
+/// end.
+///
+/// ```text
+/// <tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nfn main() {\n    let name = "world";\n…\n</parameter>\n</function>\n</tool_call>
+/// ```
+///
+/// ```
+/// let long = benchmarks::qwen3_coder_long_argument(20_000);
+/// assert!(long.output.contains(&long.content));
+/// assert!(long.content.contains("\"world\"") && long.arguments.is_none());
+/// ```
+pub fn qwen3_coder_long_argument(arg_bytes: usize) -> LongArgument {
+    let content = file_text(arg_bytes, false);
+    let output = xml_call(
+        "write_file",
+        &[("path", LONG_ARGUMENT_PATH), ("content", &content)],
+    );
+    LongArgument {
+        output,
+        content,
+        arguments: None,
+    }
+}
+
+/// A Kimi-K2-Thinking output: `<think>` written by the model, reasoning, `</think>`, content, a tool-call
+/// section with three calls whose ids are `functions.NAME:IDX`.
+///
+/// ```text
+/// <think>…reasoning…</think>Here is what I found…<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "北京", "unit": "celsius"}<|tool_call_end|>…<|tool_calls_section_end|>
+/// ```
+///
+/// ```
+/// let output = benchmarks::kimi_k2_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert!(output.contains("functions.read_file:2<|tool_call_argument_begin|>"));
+/// ```
+pub fn kimi_k2_output(total_bytes: usize) -> String {
+    let mut calls = String::from(KIMI_SECTION_BEGIN);
+    for (index, call) in CALLS.iter().enumerate() {
+        calls.push_str(&kimi_call(call.name, index, &json_arguments(call)));
+    }
+    calls.push_str(KIMI_SECTION_END);
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("<think>", THINK_END)),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Kimi-K2 `write_file` call (id `functions.write_file:0`) with a long JSON string argument.
+///
+/// ```text
+/// <|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{"path": "a.txt", "content": "…"}<|tool_call_end|><|tool_calls_section_end|>
+/// ```
+pub fn kimi_k2_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "{KIMI_SECTION_BEGIN}{}{KIMI_SECTION_END}",
+            kimi_call("write_file", 0, arguments)
+        )
+    })
+}
+
+/// A GPT-OSS harmony output, after the prompt tail `<|start|>assistant`: the analysis channel
+/// (reasoning), the final channel (content), then three commentary calls, the last ending the output at
+/// `<|call|>`.
+///
+/// ```text
+/// <|channel|>analysis<|message|>…reasoning…<|end|><|start|>assistant<|channel|>final<|message|>Here is what I found…<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "北京", "unit": "celsius"}<|call|>…
+/// ```
+///
+/// ```
+/// let output = benchmarks::gpt_oss_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert_eq!(output.matches("<|call|>").count(), 3);
+/// ```
+pub fn gpt_oss_output(total_bytes: usize) -> String {
+    let mut calls = String::new();
+    for call in CALLS {
+        calls.push_str(HARMONY_TAIL);
+        calls.push_str(&harmony_call(call.name, &json_arguments(call)));
+    }
+    let close = format!("{HARMONY_END}{HARMONY_FINAL}");
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some((HARMONY_ANALYSIS, &close)),
+            content_end: HARMONY_END,
+            calls: &calls,
+        },
+    )
+}
+
+/// One GPT-OSS commentary `write_file` call with a long JSON string argument, after the prompt tail
+/// `<|start|>assistant`.
+///
+/// ```text
+/// <|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{"path": "a.txt", "content": "…"}<|call|>
+/// ```
+pub fn gpt_oss_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| harmony_call("write_file", arguments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many times each marker of a format's output appears (openers and closers balanced).
+    fn markers(format: &Format) -> &'static [(&'static str, usize)] {
+        match format.key {
+            // The prompt opened `<think>`.
+            "deepseek-v3.1" => &[
+                ("<think>", 0),
+                (THINK_END, 1),
+                (CALLS_BEGIN, 1),
+                (CALLS_END, 1),
+                (CALL_BEGIN, 3),
+                (SEP, 3),
+                (CALL_END, 3),
+            ],
+            "qwen3-hermes" => &[
+                ("<think>", 1),
+                (THINK_END, 1),
+                (TOOL_CALL_OPEN, 3),
+                (TOOL_CALL_CLOSE, 3),
+                ("{\"name\": ", 3),
+            ],
+            "qwen3-coder" => &[
+                ("<think>", 0),
+                (THINK_END, 0),
+                (TOOL_CALL_OPEN, 3),
+                (TOOL_CALL_CLOSE, 3),
+                ("<function=", 3),
+                ("</function>", 3),
+                ("<parameter=", 6),
+                ("</parameter>", 6),
+            ],
+            "kimi-k2" => &[
+                ("<think>", 1),
+                (THINK_END, 1),
+                (KIMI_SECTION_BEGIN, 1),
+                (KIMI_SECTION_END, 1),
+                (KIMI_CALL_BEGIN, 3),
+                (KIMI_ARGUMENT_BEGIN, 3),
+                (KIMI_CALL_END, 3),
+            ],
+            // The prompt wrote the first `<|start|>assistant`; four messages, four headers.
+            "gpt-oss" => &[
+                ("<|start|>assistant", 4),
+                ("<|channel|>", 5),
+                ("<|message|>", 5),
+                (HARMONY_END, 2),
+                ("<|constrain|>json", 3),
+                ("<|call|>", 3),
+                ("<|return|>", 0),
+            ],
+            other => panic!("no markers for {other}"),
+        }
+    }
+
+    /// Same bytes for the same size; sizes a little over the request; the prose ends where expected.
+    #[test]
+    fn outputs_are_deterministic_sized_and_balanced() {
+        for format in FORMATS {
+            for size in [2_000, 20_000, 200_000] {
+                let output = format.output(size);
+                assert_eq!(output, format.output(size), "{format}");
+                assert!(
+                    output.len() >= size && output.len() < size + 700,
+                    "{format} {size}: {}",
+                    output.len()
+                );
+                let end = format.prose_end_in(&output);
+                assert!(end >= size * 95 / 100, "{format}: prose ends at {end}");
+                assert!(end < output.len(), "{format}: no {}", format.prose_end);
+                for (marker, count) in markers(format) {
+                    assert_eq!(output.matches(marker).count(), *count, "{format} {marker}");
+                }
+                let names: Vec<usize> = format
+                    .expected_calls()
+                    .iter()
+                    .map(|call| output.rfind(call.name).unwrap())
+                    .collect();
+                assert!(
+                    names.is_sorted() && names[0] > end,
+                    "{format}: calls after the prose"
+                );
+            }
+        }
+    }
+
+    /// Long arguments: deterministic, sized, the file text in the output (escaped or raw).
+    #[test]
+    fn long_arguments_are_deterministic_sized_and_intact() {
+        for format in FORMATS {
+            for size in [2_000, 20_000, 200_000] {
+                let long = format.long_argument(size);
+                assert_eq!(long, format.long_argument(size), "{format}");
+                assert!(
+                    long.output.len() >= size && long.output.len() < size + 300,
+                    "{format} {size}: {}",
+                    long.output.len()
+                );
+                assert_eq!(long.output.matches("write_file").count(), 1);
+                for needle in ["\"world\"", "\\", "<", "北京", "\t", "\n"] {
+                    assert!(long.content.contains(needle), "{format}: {needle:?}");
+                }
+                match &long.arguments {
+                    Some(arguments) => {
+                        assert!(format.json_arguments);
+                        assert!(long.output.contains(arguments.as_str()));
+                        let mut escaped = String::new();
+                        json_escape_into(&long.content, &mut escaped);
+                        assert!(arguments.contains(&escaped));
+                        assert!(!arguments.contains('\n'));
+                    }
+                    None => {
+                        assert!(!format.json_arguments);
+                        let framed = format!("<parameter=content>\n{}\n</parameter>", long.content);
+                        assert!(long.output.contains(&framed));
+                        assert!(!long.content.contains("</parameter"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// FNV-1a, to pin workloads without storing them.
+    fn fnv1a(text: &str) -> u64 {
+        text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    /// The DeepSeek workloads are byte for byte the ones the README's numbers were measured on (before
+    /// the other formats were added).
+    #[test]
+    fn deepseek_workloads_are_unchanged() {
+        for (size, output, long) in [
+            (
+                2_000,
+                (2_371, 0x3d75_8ee8_72f8_0ac0),
+                (2_236, 0x7093_195e_9a10_d51d),
+            ),
+            (
+                20_000,
+                (20_045, 0xff5a_224d_da70_146d),
+                (20_194, 0x804c_2e0f_3bd1_ec11),
+            ),
+            (
+                200_000,
+                (200_113, 0x2544_4e3c_47ad_c6fb),
+                (200_174, 0x4188_6e1d_4e7e_e36c),
+            ),
+        ] {
+            let text = deepseek_v31_output(size);
+            assert_eq!((text.len(), fnv1a(&text)), output, "output {size}");
+            let text = deepseek_v31_long_argument(size).output;
+            assert_eq!((text.len(), fnv1a(&text)), long, "long argument {size}");
+        }
+    }
+
+    /// JSON arguments are valid JSON strings inside: every quote escaped, no raw newline.
+    #[test]
+    fn long_json_argument_is_valid_json() {
+        let long = deepseek_v31_long_argument(2_000);
+        let args = long.arguments.unwrap();
+        let inner = args
+            .strip_prefix(r#"{"path": "a.txt", "content": ""#)
+            .unwrap();
+        let inner = inner.strip_suffix(r#""}"#).unwrap();
+        let mut escaped = false;
+        for c in inner.chars() {
+            assert!(escaped || c != '"', "unescaped quote");
+            assert!(c != '\n');
+            escaped = !escaped && c == '\\';
+        }
+        assert!(!escaped);
+    }
+
+    /// Expected arguments: JSON as written, or every value a string for XML parameters.
+    #[test]
+    fn expected_calls() {
+        let calls = DEEPSEEK_V31.expected_calls();
+        assert_eq!(calls[1].name, "search");
+        assert_eq!(
+            calls[1].arguments,
+            r#"{"query": "café prices in Paris", "limit": 5}"#
+        );
+        let calls = QWEN3_CODER.expected_calls();
+        assert_eq!(
+            calls[2].arguments,
+            r#"{"path": "notes/a < b.txt", "line": "12"}"#
+        );
+        let output = qwen3_coder_output(2_000);
+        assert!(output.contains("<parameter=line>\n12\n</parameter>\n</function>\n</tool_call>"));
+    }
+
+    /// Keys are unique (they name divan benchmarks); models resolve to themselves in the table.
+    #[test]
+    fn keys_are_unique() {
+        let mut keys: Vec<&str> = FORMATS.iter().map(|f| f.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), FORMATS.len());
+    }
+}
