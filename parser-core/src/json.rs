@@ -419,6 +419,9 @@ pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
     let mut plain_from = 0;
     let mut unicode = [b'\\', b'u', b'0', b'0', b'0', b'0'];
     for (at, &b) in bytes.iter().enumerate() {
+        if !needs_escape(b) {
+            continue;
+        }
         // Only ASCII bytes are ever escaped, so every cut below is a character boundary.
         let escaped: &str = match b {
             b'"' => "\\\"",
@@ -428,12 +431,11 @@ pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
             b'\t' => "\\t",
             0x08 => "\\b",
             0x0c => "\\f",
-            0x00..=0x1f => {
+            _ => {
                 unicode[4] = HEX[(b >> 4) as usize];
                 unicode[5] = HEX[(b & 15) as usize];
                 std::str::from_utf8(&unicode).unwrap_or("")
             }
-            _ => continue,
         };
         if plain_from < at {
             emit(&text[plain_from..at]);
@@ -444,6 +446,11 @@ pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
     if plain_from < text.len() {
         emit(&text[plain_from..]);
     }
+}
+
+/// True for the bytes a JSON string must escape: `"`, `\` and control characters.
+pub fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
 }
 
 /// True when `text` is exactly one valid JSON object (surrounding whitespace allowed).

@@ -83,7 +83,7 @@ pub use deltas::{Accumulator, Delta, Deltas, Sink};
 pub use error::{Error, ErrorKind};
 pub use json::{
     JsonScanner, JsonStatus, escape_json_each, escape_json_into, find_within, is_json_object,
-    is_ws, leading_ws,
+    is_ws, leading_ws, needs_escape,
 };
 pub use json_call::{CallEnd, JsonCall};
 pub use message::{ParsedMessage, Stage, ToolCall};

@@ -282,6 +282,11 @@ fn opener_at(text: &str, openers: &[&str], eof: bool) -> Opener {
 
 impl ReasoningParser for ThinkTagReasoningParser {
     fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
+        if self.state == State::Passthrough && self.carry.held().is_empty() {
+            // Reasoning is over: nothing to scan or hold.
+            out.content(text);
+            return;
+        }
         let mut carry = std::mem::take(&mut self.carry);
         carry.feed(text, self, |me, text| me.run(text, false, out));
         self.carry = carry;

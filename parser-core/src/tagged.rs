@@ -8,7 +8,7 @@
 //!   newline trimmed at each end.
 
 use crate::deltas::Sink;
-use crate::json::{escape_json_each, escape_json_into, is_ws};
+use crate::json::{escape_json_into, is_ws, needs_escape};
 use crate::scanner::{Found, MarkerSet};
 use crate::tool::Calls;
 
@@ -69,9 +69,16 @@ impl ObjectArgs {
         calls.args(out, "\"");
     }
 
-    /// Writes a piece of a string value, escaped (straight to the sink, without copying).
+    /// Writes a piece of a string value, escaped: as is when nothing needs escaping (the common case),
+    /// else escaped into a reused buffer and written in one piece.
     pub fn string_chunk(&mut self, calls: &mut Calls, out: &mut dyn Sink, text: &str) {
-        escape_json_each(text, |piece| calls.args(out, piece));
+        if !text.bytes().any(needs_escape) {
+            calls.args(out, text);
+            return;
+        }
+        self.scratch.clear();
+        escape_json_into(text, &mut self.scratch);
+        calls.args(out, &self.scratch);
     }
 
     /// Closes a string value.
@@ -125,6 +132,9 @@ pub enum ValueEnd {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TaggedValue {
     started: bool,
+    /// A newline consumed but not yet written: framing if the closer comes next, text otherwise. Kept
+    /// here rather than left unconsumed, so that a value with many lines is never re-read.
+    newline: bool,
 }
 
 impl TaggedValue {
@@ -140,7 +150,7 @@ impl TaggedValue {
         text: &str,
         eof: bool,
         syntax: &ValueSyntax,
-        emit: &mut dyn FnMut(&str),
+        mut emit: impl FnMut(&str),
     ) -> (usize, ValueEnd) {
         let mut pos = 0;
         if !self.started {
@@ -163,9 +173,13 @@ impl TaggedValue {
             let rest = &text[pos..];
             match syntax.ends.find(rest, eof) {
                 None => {
-                    let keep = self.emit_body(rest, eof, syntax, emit);
+                    self.body(rest, !eof && syntax.trim_newline, &mut emit);
+                    if eof && std::mem::take(&mut self.newline) {
+                        // Cut off: a held newline was text after all.
+                        emit("\n");
+                    }
                     return (
-                        pos + keep,
+                        text.len(),
                         if eof {
                             ValueEnd::Truncated
                         } else {
@@ -174,31 +188,36 @@ impl TaggedValue {
                     );
                 }
                 Some(Found::Partial { start }) => {
-                    let keep = self.emit_body(&rest[..start], false, syntax, emit);
-                    return (pos + keep, ValueEnd::Open);
+                    self.body(&rest[..start], syntax.trim_newline, &mut emit);
+                    return (pos + start, ValueEnd::Open);
                 }
                 Some(Found::Marker {
                     start, end, group, ..
                 }) => {
-                    if group != 0 {
-                        let body = trim_framing(&rest[..start], syntax);
-                        emit(body);
-                        return (pos + start, ValueEnd::Interrupted);
-                    }
-                    match closer_counts(&rest[end..], eof, syntax) {
+                    let counts = if group == 0 {
+                        closer_counts(&rest[end..], eof, syntax)
+                    } else {
+                        Some(true)
+                    };
+                    match counts {
                         Some(true) => {
-                            emit(trim_framing(&rest[..start], syntax));
-                            return (pos + end, ValueEnd::Closed);
+                            // The value ends here: a newline right before the end is framing.
+                            self.last(&rest[..start], syntax.trim_newline, &mut emit);
+                            return if group == 0 {
+                                (pos + end, ValueEnd::Closed)
+                            } else {
+                                (pos + start, ValueEnd::Interrupted)
+                            };
                         }
                         Some(false) => {
                             // A literal closer inside the value: it is text.
-                            emit(&rest[..end]);
+                            self.body(&rest[..end], false, &mut emit);
                             pos += end;
                         }
                         None => {
-                            // Undecided: keep the closer (and the newline before it) for later.
-                            let keep = self.emit_body(&rest[..start], false, syntax, emit);
-                            return (pos + keep, ValueEnd::Open);
+                            // Undecided: keep the closer for later.
+                            self.body(&rest[..start], syntax.trim_newline, &mut emit);
+                            return (pos + start, ValueEnd::Open);
                         }
                     }
                 }
@@ -206,29 +225,41 @@ impl TaggedValue {
         }
     }
 
-    /// Emits `body`, except a trailing newline that may still be framing; returns how much was emitted.
-    fn emit_body(
-        &mut self,
-        body: &str,
-        eof: bool,
-        syntax: &ValueSyntax,
-        emit: &mut dyn FnMut(&str),
-    ) -> usize {
-        let keep = if syntax.trim_newline && !eof && body.ends_with('\n') {
-            body.len() - 1
-        } else {
-            body.len()
-        };
-        emit(&body[..keep]);
-        keep
+    /// Writes value text; with `hold_newline`, a trailing newline is kept back as possible framing.
+    fn body(&mut self, text: &str, hold_newline: bool, emit: &mut impl FnMut(&str)) {
+        if text.is_empty() {
+            return;
+        }
+        if std::mem::take(&mut self.newline) {
+            emit("\n");
+        }
+        match text.strip_suffix('\n') {
+            Some(kept) if hold_newline => {
+                emit(kept);
+                self.newline = true;
+            }
+            _ => emit(text),
+        }
     }
-}
 
-fn trim_framing<'t>(body: &'t str, syntax: &ValueSyntax) -> &'t str {
-    if syntax.trim_newline {
-        body.strip_suffix('\n').unwrap_or(body)
-    } else {
-        body
+    /// Writes the last text of the value, dropping one framing newline before its end.
+    fn last(&mut self, text: &str, trim: bool, emit: &mut impl FnMut(&str)) {
+        if text.is_empty() {
+            // A held newline right before the end was the framing one.
+            self.newline = false;
+            return;
+        }
+        if std::mem::take(&mut self.newline) {
+            emit("\n");
+        }
+        let text = if trim {
+            text.strip_suffix('\n').unwrap_or(text)
+        } else {
+            text
+        };
+        if !text.is_empty() {
+            emit(text);
+        }
     }
 }
 
@@ -276,7 +307,7 @@ mod tests {
             if end != ValueEnd::Open {
                 continue;
             }
-            let (used, e) = value.run(&held, last, &QWEN, &mut |s| got.push_str(s));
+            let (used, e) = value.run(&held, last, &QWEN, |s| got.push_str(s));
             held.drain(..used);
             end = e;
         }

@@ -311,7 +311,7 @@ impl Machine {
                         ..
                     } = self;
                     let (used, end) =
-                        reader.run(rest, eof, &VALUE, &mut |s| args.string_chunk(calls, out, s));
+                        reader.run(rest, eof, &VALUE, |s| args.string_chunk(calls, out, s));
                     pos += used;
                     match end {
                         ValueEnd::Open | ValueEnd::Truncated => return pos,
@@ -323,7 +323,7 @@ impl Machine {
                 }
                 State::RawValue => {
                     let Machine { reader, value, .. } = self;
-                    let (used, end) = reader.run(rest, eof, &VALUE, &mut |s| value.push_str(s));
+                    let (used, end) = reader.run(rest, eof, &VALUE, |s| value.push_str(s));
                     pos += used;
                     match end {
                         ValueEnd::Open | ValueEnd::Truncated => return pos,
