@@ -356,3 +356,151 @@ pub fn compare(actual: &ParsedMessage, expected: &Expected) -> Result<(), String
         Err(problems.join("\n"))
     }
 }
+
+/// Runs every case of the corpus file `dir/file` that `select` keeps: each must resolve (by model name)
+/// to a parser of `family`, stream exactly like one-shot under [`Chunking::standard`] with the parser's
+/// special tokens, and match its expectation — or, when `dir/deviations/` has one for the case, the
+/// deviation's (which must still be needed: the peer's expectation must fail). Panics listing every
+/// failure; returns the number of cases run.
+pub fn check_corpus_file(
+    dir: &Path,
+    file: &str,
+    family: &str,
+    select: impl Fn(&Case) -> bool,
+) -> usize {
+    let deviations = load_deviations(&dir.join("deviations"));
+    let cases = load_cases(&dir.join(file));
+    assert!(!cases.is_empty(), "{file} has no cases");
+    let mut failures = Vec::new();
+    let mut run = 0;
+    for case in cases.iter().filter(|case| select(case)) {
+        run += 1;
+        let entry = crate::registry::find_for_model(&case.model)
+            .unwrap_or_else(|e| panic!("{}: {e}", case.id));
+        assert_eq!(
+            entry.family, family,
+            "{}: resolved to {}",
+            case.id, entry.name
+        );
+        let options = case.options();
+        let make = || entry.parser(&options);
+        let chunkings = Chunking::standard(entry.special_tokens);
+        let message = match check_chunkings(&make, &case.output, &chunkings) {
+            Ok(message) => message,
+            Err(why) => {
+                failures.push(format!("{} [{}]: {why}", case.id, entry.name));
+                continue;
+            }
+        };
+        let expected = match deviations.get(&case.id) {
+            Some(deviation) => {
+                if compare(&message, &case.expected).is_ok() {
+                    failures.push(format!("{}: deviation no longer needed", case.id));
+                }
+                &deviation.expected
+            }
+            None => &case.expected,
+        };
+        if let Err(why) = compare(&message, expected) {
+            failures.push(format!("{} [{}]:\n{why}", case.id, entry.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{file}: {} of {run} cases failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    run
+}
+
+/// Every registered sample of `family`, cut in two and in three at every character boundary (the second
+/// cut every fifth boundary), gives exactly the one-shot message, which must hold at least one call, all
+/// valid. So every marker of the family's samples is split at every position. Returns the number of
+/// entries checked.
+pub fn check_sample_splits(family: &str) -> usize {
+    let entries: Vec<_> = crate::registry::entries()
+        .into_iter()
+        .filter(|e| e.family == family)
+        .collect();
+    for entry in &entries {
+        let options = ParseOptions::new()
+            .with_prompt_tail(entry.sample_prompt_tail)
+            .with_call_id_seed(5);
+        let one_shot = entry.parser(&options).parse(entry.sample);
+        assert!(
+            !one_shot.tool_calls.is_empty() && one_shot.tool_calls.iter().all(|c| c.valid),
+            "{}: {one_shot:?}",
+            entry.name
+        );
+        let sample = entry.sample;
+        let cuts: Vec<usize> = (0..=sample.len())
+            .filter(|&i| sample.is_char_boundary(i))
+            .collect();
+        for (n, &a) in cuts.iter().enumerate() {
+            for &b in cuts[n..].iter().step_by(5) {
+                let mut parser = entry.parser(&options);
+                let mut acc = Accumulator::new();
+                for piece in [&sample[..a], &sample[a..b], &sample[b..]] {
+                    acc.extend(parser.push(piece));
+                }
+                acc.extend(parser.finish());
+                assert_eq!(
+                    acc.into_message(),
+                    one_shot,
+                    "{} cut at {a} and {b}",
+                    entry.name
+                );
+            }
+        }
+    }
+    entries.len()
+}
+
+/// The longest suffix of `text` that is a proper prefix of one of `markers`: exactly what a parser must
+/// hold back after `text` (for hold-back property tests).
+pub fn must_hold<'t>(text: &'t str, markers: &[&str]) -> &'t str {
+    text.char_indices()
+        .map(|(at, _)| &text[at..])
+        .find(|tail| {
+            markers
+                .iter()
+                .any(|m| m.len() > tail.len() && m.starts_with(tail))
+        })
+        .unwrap_or("")
+}
+
+/// A small deterministic generator (xorshift64*) for property-test output generators, seeded by the
+/// property framework.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed` (any value).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}

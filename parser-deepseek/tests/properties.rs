@@ -4,31 +4,10 @@
 //! - well-formed outputs must give exactly what was generated (the oracle);
 //! - truncated or spliced outputs must never panic and must stream exactly like one-shot.
 
-use parser_core::testing::{Chunking, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings};
 use parser_core::{ParseOptions, ParsedMessage, escape_json_into, find_by_name};
 use parser_deepseek::markers::SPECIAL_TOKENS;
 use proptest::prelude::*;
-
-/// A tiny deterministic generator (xorshift64*), seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 /// Words that are not markers but look like their beginnings.
 const PROSE: &[&str] = &[
@@ -98,7 +77,7 @@ fn prose(rng: &mut Rng, words: usize) -> String {
 fn json_value(rng: &mut Rng, depth: usize) -> String {
     match rng.below(if depth > 2 { 4 } else { 6 }) {
         0 => format!("\"{}{}\"", rng.pick(TRICKY), rng.pick(TRICKY)),
-        1 => format!("{}", rng.next() % 100_000),
+        1 => format!("{}", rng.next_u64() % 100_000),
         2 => ["true", "false", "null"][rng.below(3)].to_owned(),
         3 => "-1.5e3".to_owned(),
         4 => {
@@ -125,7 +104,7 @@ fn json_object(rng: &mut Rng, depth: usize) -> String {
 }
 
 fn generate(seed: u64) -> Generated {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let format = [Format::V31, Format::R1, Format::Dsml][rng.below(3)];
     let (parser, thinking_tail, plain_tail) = match format {
         Format::V31 => (

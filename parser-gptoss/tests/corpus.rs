@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use parser_core::testing::{Chunking, check_chunkings, compare, load_cases, load_deviations};
+use parser_core::testing::{check_corpus_file, load_cases};
 use parser_gptoss::markers::SPECIAL_TOKENS;
 use rstest::rstest;
 
@@ -22,54 +22,14 @@ fn corpus_dir() -> PathBuf {
 #[case("sglang/gpt_oss.jsonl")]
 #[case("llama_cpp/gpt_oss.jsonl")]
 fn corpus_file(#[case] file: &str) {
-    let dir = corpus_dir();
-    let deviations = load_deviations(&dir.join("deviations"));
-    let cases = load_cases(&dir.join(file));
-    assert!(!cases.is_empty(), "{file} has no cases");
-    let mut failures = Vec::new();
-    for case in &cases {
-        let entry =
-            parser_core::find_for_model(&case.model).unwrap_or_else(|e| panic!("{}: {e}", case.id));
-        assert_eq!(
-            entry.family, "gptoss",
-            "{}: resolved to {}",
-            case.id, entry.name
-        );
-        assert_eq!(entry.special_tokens, SPECIAL_TOKENS);
-        let chunkings = Chunking::standard(entry.special_tokens);
-        let options = case.options();
-        let make = || entry.parser(&options);
-        let message = match check_chunkings(&make, &case.output, &chunkings) {
-            Ok(message) => message,
-            Err(why) => {
-                failures.push(format!("{} [{}]: {why}", case.id, entry.name));
-                continue;
-            }
-        };
-        let expected = match deviations.get(&case.id) {
-            Some(deviation) => {
-                // A deviation must still be needed: the peer's expectation must really differ.
-                if compare(&message, &case.expected).is_ok() {
-                    failures.push(format!("{}: deviation no longer needed", case.id));
-                }
-                &deviation.expected
-            }
-            None => &case.expected,
-        };
-        if let Err(why) = compare(&message, expected) {
-            failures.push(format!(
-                "{} [{}]:\n{why}\n message: {message:?}",
-                case.id, entry.name
-            ));
-        }
+    // Every GPT-OSS parser chunks by the family's special tokens.
+    for entry in parser_core::entries()
+        .into_iter()
+        .filter(|e| e.family == "gptoss")
+    {
+        assert_eq!(entry.special_tokens, SPECIAL_TOKENS, "{}", entry.name);
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n\n")
-    );
+    check_corpus_file(&corpus_dir(), file, "gptoss", |_| true);
 }
 
 // Every deviation of this family names a case of its corpus files (a stale id would hide nothing, but

@@ -6,32 +6,11 @@
 //! - truncated or spliced outputs must never panic and must stream exactly like one-shot, under every
 //!   policy and reasoning format.
 
-use parser_core::testing::{Chunking, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings};
 use parser_core::{ParseOptions, ParsedMessage, ReasoningFormat};
 use parser_gptoss::markers::SPECIAL_TOKENS;
 use parser_gptoss::{BuiltinTools, HarmonyPolicy, Preamble, gpt_oss_with};
 use proptest::prelude::*;
-
-/// A tiny deterministic generator (xorshift64*), seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 /// Body words: prose, and text that looks like markers without being one that ends a body.
 const PROSE: &[&str] = &[
@@ -97,7 +76,7 @@ fn prose(rng: &mut Rng, words: usize) -> String {
 fn json_value(rng: &mut Rng, depth: usize) -> String {
     match rng.below(if depth > 2 { 4 } else { 6 }) {
         0 => format!("\"{}{}\"", rng.pick(TRICKY), rng.pick(TRICKY)),
-        1 => format!("{}", rng.next() % 100_000),
+        1 => format!("{}", rng.next_u64() % 100_000),
         2 => ["true", "false", "null"][rng.below(3)].to_owned(),
         3 => "-1.5e3".to_owned(),
         4 => {
@@ -133,7 +112,7 @@ enum Message {
 }
 
 fn generate(seed: u64) -> Generated {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let prefilled = rng.chance(15);
     let mut g = Generated {
         tail: if prefilled {
@@ -213,7 +192,7 @@ fn generate(seed: u64) -> Generated {
                         format!("{{\"query\": \"{query}\", \"topn\": {}}}", rng.below(10)),
                     )
                 } else {
-                    ("python", format!("print({})", rng.next() % 100))
+                    ("python", format!("print({})", rng.next_u64() % 100))
                 };
                 g.output.push_str(start);
                 g.output.push_str(&format!(

@@ -7,32 +7,11 @@
 
 use std::sync::Arc;
 
-use parser_core::testing::{Chunking, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings};
 use parser_core::{ParseOptions, ParsedMessage, Tools, escape_json_into, find_by_name};
 use parser_qwen::markers::SPECIAL_TOKENS;
 use proptest::prelude::*;
 use serde_json::Value;
-
-/// A tiny deterministic generator (xorshift64*), seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 /// Words that are not markers but look like their beginnings, or are markers that stay text where they
 /// are used (a `<tool_call>` in prose that never becomes a call is content, raw).
@@ -155,7 +134,7 @@ fn words(rng: &mut Rng, from: &[&str], count: usize) -> String {
 fn json_value(rng: &mut Rng, depth: usize) -> String {
     match rng.below(if depth > 2 { 4 } else { 6 }) {
         0 => format!("\"{}{}\"", rng.pick(TRICKY_JSON), rng.pick(TRICKY_JSON)),
-        1 => format!("{}", rng.next() % 100_000),
+        1 => format!("{}", rng.next_u64() % 100_000),
         2 => ["true", "false", "null"][rng.below(3)].to_owned(),
         3 => "-1.5e3".to_owned(),
         4 => {
@@ -197,7 +176,7 @@ fn schema() -> Arc<Tools> {
 }
 
 fn generate(seed: u64) -> Generated {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let format = if rng.chance(50) {
         Format::Hermes
     } else {
@@ -299,7 +278,7 @@ fn block(rng: &mut Rng, g: &mut Generated) -> bool {
                     }
                     let (raw, value) = match key {
                         "n" => {
-                            let n = rng.next() % 100_000;
+                            let n = rng.next_u64() % 100_000;
                             (n.to_string(), Value::from(n))
                         }
                         "b" => {
