@@ -6,6 +6,23 @@
 //! JSON-encoded string (`"arguments": "{\"city\": \"Paris\"}"`) are decoded as they arrive, so the
 //! fragments still concatenate to the final arguments. Arguments that come before the name are held until
 //! the name is known. Other keys (`"id"`, `"type"`) are skipped.
+//!
+//! Other JSON shapes are configured with [`JsonCallFields`] ([`JsonCall::with_fields`]):
+//! - other field names: `{"tool_name": "f", "parameters": {…}}` (Command-R);
+//! - a wrapper object holding the name and arguments: `{"type": "function", "function": {"name": "f",
+//!   "arguments": {…}}}` (the call is still the outer object; fields are read at both levels);
+//! - the name as the key: `{"get_weather": {"city": "Paris"}}` (Apertus); the call is committed when the
+//!   value's `{` follows the key, and that object is the arguments;
+//! - id fields whose value comes back byte-exact as the call id: `{"name": "f", "arguments": {…}, "id":
+//!   "a1b2c3d4e"}` (Mistral-Nemo) or `{"tool_call_id": "0", …}` (Command-R7B; a number is taken as written).
+//!
+//! **Ids written after the name delay the commit.** A call's id is sent with its first delta
+//! (`ToolCallStart`), so when ids are configured the call is committed when both the name and the id are
+//! complete, or at the end of the object (or where it breaks, or where the output ends) once the name is
+//! complete — then without an id (a `call_…` id is generated). Arguments read meanwhile are held and
+//! written at the commit in one piece. The cost: for models that write the id last (Mistral-Nemo), the
+//! arguments of a call do not stream; they arrive when the object closes. Memory stays bounded by the
+//! call being parsed. Without id fields nothing changes: the call commits at its complete name.
 
 use crate::deltas::Sink;
 use crate::json::{JsonScanner, JsonStatus, is_ws};
@@ -33,6 +50,9 @@ enum Phase {
     NameText {
         escaped: bool,
     },
+    IdText {
+        escaped: bool,
+    },
     ArgsObject,
     ArgsString,
     /// Any other value, skipped.
@@ -47,7 +67,83 @@ enum Phase {
 enum Key {
     Name,
     Arguments,
+    Id,
+    Function,
     Other,
+}
+
+/// The field names of a JSON call object; see the module docs.
+///
+/// Lists are `&'static` so that the type is `Copy` and built for free: families write them as constants;
+/// a parser configured at run time interns them ([`crate::intern::intern_list`]).
+///
+/// ```
+/// use parser_core::{Accumulator, CallEnd, Calls, JsonCall, JsonCallFields, MarkerSet, ParseOptions};
+/// static END: MarkerSet = MarkerSet::new(&[&["<|END_ACTION|>"]]);
+/// const COHERE: JsonCallFields = JsonCallFields {
+///     name: &["tool_name"],
+///     arguments: &["parameters"],
+///     id: &["tool_call_id"],
+///     ..JsonCallFields::STANDARD
+/// };
+/// let mut calls = Calls::new(&ParseOptions::new());
+/// let mut out = Accumulator::new();
+/// let mut call = JsonCall::with_fields(COHERE);
+/// let text = r#"{"tool_call_id": "0", "tool_name": "search", "parameters": {"q": "rust"}}"#;
+/// let (used, end) = call.run(text, true, &END, &mut calls, &mut out);
+/// assert_eq!((used, end), (text.len(), CallEnd::Closed { valid: true }));
+/// calls.end(&mut out, true);
+/// let message = out.into_message();
+/// assert_eq!(message.tool_calls[0].id, "0");
+/// assert_eq!(message.tool_calls[0].name, "search");
+/// assert_eq!(message.tool_calls[0].arguments, r#"{"q": "rust"}"#);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JsonCallFields {
+    /// Keys whose string value is the function name (`name`, `tool_name`).
+    pub name: &'static [&'static str],
+    /// Keys whose value is the arguments, an object or a JSON-encoded string (`arguments`, `parameters`).
+    pub arguments: &'static [&'static str],
+    /// Keys of a wrapper object that holds the name and arguments (`function`); empty when calls are flat.
+    /// Only one level of wrapping is read.
+    pub function: &'static [&'static str],
+    /// Keys whose value is the call id, returned byte-exact (`id`, `tool_call_id`). Configuring ids delays
+    /// the commit (see the module docs).
+    pub id: &'static [&'static str],
+    /// The function name is the key of the (first unknown) member whose value is an object, and that object
+    /// is the arguments: `{"get_weather": {"city": "Paris"}}`. Flat fields are still read.
+    pub name_is_key: bool,
+}
+
+impl JsonCallFields {
+    /// `{"name": …, "arguments"|"parameters": …}`, other keys skipped: what [`JsonCall::new`] reads.
+    pub const STANDARD: JsonCallFields = JsonCallFields {
+        name: &["name"],
+        arguments: &["arguments", "parameters"],
+        function: &[],
+        id: &[],
+        name_is_key: false,
+    };
+
+    fn key(&self, key: &str, nested: bool) -> Key {
+        if self.name.contains(&key) {
+            Key::Name
+        } else if self.arguments.contains(&key) {
+            Key::Arguments
+        } else if self.id.contains(&key) {
+            Key::Id
+        } else if !nested && self.function.contains(&key) {
+            Key::Function
+        } else {
+            Key::Other
+        }
+    }
+}
+
+impl Default for JsonCallFields {
+    fn default() -> Self {
+        Self::STANDARD
+    }
 }
 
 /// How [`JsonCall::run`] ended.
@@ -69,10 +165,20 @@ pub enum CallEnd {
 /// Streams one JSON call object; see the module docs.
 #[derive(Clone, Debug)]
 pub struct JsonCall {
+    fields: JsonCallFields,
     phase: Phase,
     key: Key,
     key_text: String,
     name: String,
+    /// The name is complete (the call commits now, or once its id is known).
+    name_done: bool,
+    /// Inside the wrapper object (`"function": {…}`).
+    nested: bool,
+    /// The call id as written, and whether it is complete.
+    id: String,
+    id_done: bool,
+    /// A number being skipped is the id: record it.
+    id_number: bool,
     committed: bool,
     /// Everything consumed before the call was committed (content, if it never is).
     raw: String,
@@ -96,13 +202,24 @@ impl Default for JsonCall {
 }
 
 impl JsonCall {
-    /// Ready for a call object.
+    /// Ready for a call object with the standard fields ([`JsonCallFields::STANDARD`]).
     pub fn new() -> Self {
+        Self::with_fields(JsonCallFields::STANDARD)
+    }
+
+    /// Ready for a call object with these field names.
+    pub fn with_fields(fields: JsonCallFields) -> Self {
         JsonCall {
+            fields,
             phase: Phase::Lead,
             key: Key::Other,
             key_text: String::new(),
             name: String::new(),
+            name_done: false,
+            nested: false,
+            id: String::new(),
+            id_done: false,
+            id_number: false,
             committed: false,
             raw: String::new(),
             pending: String::new(),
@@ -121,6 +238,11 @@ impl JsonCall {
         self.phase = Phase::Lead;
         self.key_text.clear();
         self.name.clear();
+        self.name_done = false;
+        self.nested = false;
+        self.id.clear();
+        self.id_done = false;
+        self.id_number = false;
         self.committed = false;
         self.raw.clear();
         self.pending.clear();
@@ -139,6 +261,11 @@ impl JsonCall {
     /// True once the name is complete and the call was announced.
     pub fn is_committed(&self) -> bool {
         self.committed
+    }
+
+    /// The field names this reader is configured with.
+    pub fn fields(&self) -> JsonCallFields {
+        self.fields
     }
 
     /// Consumes the object from `text`. `end` holds the markers that end the call block (for example
@@ -177,6 +304,11 @@ impl JsonCall {
                     }
                     b'}' if self.phase == Phase::FirstKey => {
                         pos = self.take(text, pos, pos + 1);
+                        if self.nested {
+                            self.nested = false;
+                            self.phase = Phase::After;
+                            continue;
+                        }
                         return (pos, self.object_end(calls, out));
                     }
                     _ => return self.broken(text, pos, eof, end, calls, out),
@@ -188,11 +320,7 @@ impl JsonCall {
                     let ch = text[pos..].chars().next().unwrap_or('\u{fffd}');
                     let next = pos + ch.len_utf8();
                     if !escaped && ch == '"' {
-                        self.key = match self.key_text.as_str() {
-                            "name" => Key::Name,
-                            "arguments" | "parameters" => Key::Arguments,
-                            _ => Key::Other,
-                        };
+                        self.key = self.fields.key(&self.key_text, self.nested);
                         self.phase = Phase::Colon;
                     } else {
                         self.key_text.push(ch);
@@ -215,10 +343,36 @@ impl JsonCall {
                         continue;
                     }
                     match (self.key, c) {
-                        (Key::Name, b'"') if !self.committed => {
+                        (Key::Name, b'"') if !self.name_done => {
                             pos = self.take(text, pos, pos + 1);
                             self.name.clear();
                             self.phase = Phase::NameText { escaped: false };
+                        }
+                        (Key::Name | Key::Other, b'{') if self.name_key() => {
+                            // `{"get_weather": {…}}`: the key is the name, the object the arguments.
+                            self.name.clear();
+                            self.name.push_str(&self.key_text);
+                            self.name_done = true;
+                            self.args_seen = true;
+                            self.args_json.reset();
+                            self.phase = Phase::ArgsObject;
+                            self.maybe_commit(calls, out);
+                        }
+                        (Key::Function, b'{') => {
+                            pos = self.take(text, pos, pos + 1);
+                            self.nested = true;
+                            self.phase = Phase::FirstKey;
+                        }
+                        (Key::Id, b'"') if !self.id_done => {
+                            pos = self.take(text, pos, pos + 1);
+                            self.id.clear();
+                            self.phase = Phase::IdText { escaped: false };
+                        }
+                        (Key::Id, b'-' | b'0'..=b'9') if !self.id_done => {
+                            self.id.clear();
+                            self.id_number = true;
+                            self.skip.reset();
+                            self.phase = Phase::Skip;
                         }
                         (Key::Arguments, b'{') if !self.args_seen => {
                             self.args_seen = true;
@@ -256,10 +410,35 @@ impl JsonCall {
                     } else if ch == '\\' {
                         self.phase = Phase::NameText { escaped: true };
                     } else if ch == '"' {
-                        self.commit(calls, out);
+                        self.name_done = true;
+                        self.maybe_commit(calls, out);
                         self.phase = Phase::After;
                     } else {
                         self.name.push(ch);
+                    }
+                }
+                Phase::IdText { escaped } => {
+                    if self.id.len() > NAME_LIMIT {
+                        return self.broken(text, pos, eof, end, calls, out);
+                    }
+                    let ch = text[pos..].chars().next().unwrap_or('\u{fffd}');
+                    let next = pos + ch.len_utf8();
+                    pos = self.take(text, pos, next);
+                    if escaped {
+                        self.id.push(match ch {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                        self.phase = Phase::IdText { escaped: false };
+                    } else if ch == '\\' {
+                        self.phase = Phase::IdText { escaped: true };
+                    } else if ch == '"' {
+                        self.id_done = true;
+                        self.maybe_commit(calls, out);
+                        self.phase = Phase::After;
+                    } else {
+                        self.id.push(ch);
                     }
                 }
                 Phase::ArgsObject => {
@@ -300,10 +479,23 @@ impl JsonCall {
                 }
                 Phase::Skip => {
                     let (used, status) = self.skip.feed(&text[pos..]);
+                    if self.id_number {
+                        self.id.push_str(&text[pos..pos + used]);
+                    }
                     pos = self.take(text, pos, pos + used);
                     match status {
-                        JsonStatus::Partial => {}
-                        JsonStatus::Complete => self.phase = Phase::After,
+                        JsonStatus::Partial => {
+                            if self.id.len() > NAME_LIMIT {
+                                return self.broken(text, pos, eof, end, calls, out);
+                            }
+                        }
+                        JsonStatus::Complete => {
+                            if std::mem::take(&mut self.id_number) {
+                                self.id_done = true;
+                                self.maybe_commit(calls, out);
+                            }
+                            self.phase = Phase::After;
+                        }
                         JsonStatus::Invalid => return self.broken(text, pos, eof, end, calls, out),
                     }
                 }
@@ -314,6 +506,10 @@ impl JsonCall {
                     }
                     b'}' => {
                         pos = self.take(text, pos, pos + 1);
+                        if self.nested {
+                            self.nested = false;
+                            continue;
+                        }
                         return (pos, self.object_end(calls, out));
                     }
                     _ => return self.broken(text, pos, eof, end, calls, out),
@@ -322,7 +518,10 @@ impl JsonCall {
             }
         }
         if eof {
-            // Truncated inside the object.
+            // Truncated inside the object: a call once its name is complete.
+            if self.name_done {
+                self.commit(calls, out);
+            }
             if self.committed {
                 return (pos, CallEnd::Closed { valid: false });
             }
@@ -360,11 +559,28 @@ impl JsonCall {
         }
     }
 
+    /// Whether the member being read may be the name-as-key member.
+    fn name_key(&self) -> bool {
+        self.fields.name_is_key
+            && !self.nested
+            && !self.name_done
+            && !self.committed
+            && !self.key_text.is_empty()
+    }
+
+    /// Commits once the name is complete and, when ids are configured, the id too.
+    fn maybe_commit(&mut self, calls: &mut Calls, out: &mut dyn Sink) {
+        if self.name_done && (self.fields.id.is_empty() || self.id_done) {
+            self.commit(calls, out);
+        }
+    }
+
     fn commit(&mut self, calls: &mut Calls, out: &mut dyn Sink) {
         if self.committed {
             return;
         }
-        calls.start(out, &self.name, None);
+        let id = (self.id_done && !self.id.is_empty()).then_some(self.id.as_str());
+        calls.start(out, &self.name, id);
         self.committed = true;
         self.raw.clear();
         if !self.pending.is_empty() {
@@ -374,6 +590,9 @@ impl JsonCall {
     }
 
     fn object_end(&mut self, calls: &mut Calls, out: &mut dyn Sink) -> CallEnd {
+        if self.name_done {
+            self.commit(calls, out);
+        }
         if !self.committed {
             return CallEnd::NotACall;
         }
@@ -400,6 +619,9 @@ impl JsonCall {
         calls: &mut Calls,
         out: &mut dyn Sink,
     ) -> (usize, CallEnd) {
+        if self.name_done {
+            self.commit(calls, out);
+        }
         if !self.committed {
             return (pos, CallEnd::NotACall);
         }
@@ -530,11 +752,15 @@ mod tests {
     /// Runs the object over `text` cut at every position; all runs must agree. Returns the message and
     /// the unconsumed rest.
     fn read_all(text: &str) -> (ParsedMessage, CallEnd, String) {
+        read_all_with(JsonCallFields::STANDARD, text)
+    }
+
+    fn read_all_with(fields: JsonCallFields, text: &str) -> (ParsedMessage, CallEnd, String) {
         let mut first: Option<(ParsedMessage, CallEnd, String)> = None;
         for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
             let mut calls = Calls::new(&ParseOptions::new().with_call_id_seed(1));
             let mut out = Accumulator::new();
-            let mut call = JsonCall::new();
+            let mut call = JsonCall::with_fields(fields);
             let mut held = String::new();
             let mut result = CallEnd::Open;
             for (piece, eof) in [(&text[..cut], false), (&text[cut..], true)] {
@@ -657,6 +883,126 @@ mod tests {
             }
             assert_eq!(call.raw(), consumed, "cut {cut}");
         }
+    }
+
+    const MISTRAL: JsonCallFields = JsonCallFields {
+        id: &["id"],
+        ..JsonCallFields::STANDARD
+    };
+
+    /// (id, name, arguments, valid) of the only call.
+    fn call_with(fields: JsonCallFields, text: &str) -> (String, String, String, bool) {
+        let (message, end, _) = read_all_with(fields, text);
+        assert!(
+            matches!(end, CallEnd::Closed { .. }),
+            "{end:?} for {text:?}"
+        );
+        let call = &message.tool_calls[0];
+        (
+            call.id.clone(),
+            call.name.clone(),
+            call.arguments.clone(),
+            call.valid,
+        )
+    }
+
+    #[test]
+    fn ids_after_the_name_delay_the_commit_and_come_back_byte_exact() {
+        let got = call_with(
+            MISTRAL,
+            r#"{"name": "f", "arguments": {"a": [1, "}"]}, "id": "Ab3dE6gh9"}"#,
+        );
+        assert_eq!(
+            got,
+            (
+                "Ab3dE6gh9".into(),
+                "f".into(),
+                r#"{"a": [1, "}"]}"#.into(),
+                true
+            )
+        );
+        // Without an id the call commits at the object's end, with a generated id.
+        let (id, name, args, valid) = call_with(MISTRAL, r#"{"name": "f", "arguments": {}}"#);
+        assert!(id.starts_with("call_"));
+        assert_eq!((name.as_str(), args.as_str(), valid), ("f", "{}", true));
+        // Truncated after the name: still a call, flagged invalid, arguments kept.
+        let (message, end, _) =
+            read_all_with(MISTRAL, r#"{"name": "f", "arguments": {"city": "Par"#);
+        assert_eq!(end, CallEnd::Closed { valid: false });
+        assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Par"#);
+        // Broken after the name: a call too.
+        let (message, end, _) = read_all_with(MISTRAL, r#"{"name": "f", "arguments": {"a": tru}}"#);
+        assert_eq!(end, CallEnd::Closed { valid: false });
+        assert_eq!(message.tool_calls[0].name, "f");
+        // No name: not a call.
+        assert_eq!(
+            read_all_with(MISTRAL, r#"{"id": "x", "arguments": {}}"#).1,
+            CallEnd::NotACall
+        );
+    }
+
+    #[test]
+    fn numeric_and_renamed_fields() {
+        const COHERE: JsonCallFields = JsonCallFields {
+            name: &["tool_name"],
+            arguments: &["parameters"],
+            id: &["tool_call_id"],
+            ..JsonCallFields::STANDARD
+        };
+        let got = call_with(
+            COHERE,
+            r#"{"tool_call_id": 12, "tool_name": "s", "parameters": {"q": 1}}"#,
+        );
+        assert_eq!(got, ("12".into(), "s".into(), r#"{"q": 1}"#.into(), true));
+        // `name` is not a name field here.
+        assert_eq!(
+            read_all_with(COHERE, r#"{"name": "s", "parameters": {}}"#).1,
+            CallEnd::NotACall
+        );
+    }
+
+    #[test]
+    fn nested_function_objects() {
+        const NESTED: JsonCallFields = JsonCallFields {
+            function: &["function"],
+            id: &["id"],
+            ..JsonCallFields::STANDARD
+        };
+        let got = call_with(
+            NESTED,
+            r#"{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"x\": 1}"}}"#,
+        );
+        assert_eq!(got, ("c1".into(), "f".into(), r#"{"x": 1}"#.into(), true));
+        // Flat calls are still read, and text after the object is left alone.
+        let (message, _, rest) = read_all_with(NESTED, r#"{"name": "g", "arguments": {}} tail"#);
+        assert_eq!(message.tool_calls[0].name, "g");
+        assert_eq!(rest, " tail");
+        // The wrapper closes, the outer object goes on.
+        let got = call_with(
+            NESTED,
+            r#"{"function": {"name": "f"}, "arguments": {"y": 2}, "id": "z"}"#,
+        );
+        assert_eq!(got, ("z".into(), "f".into(), r#"{"y": 2}"#.into(), true));
+    }
+
+    #[test]
+    fn name_as_key() {
+        const KEYED: JsonCallFields = JsonCallFields {
+            name_is_key: true,
+            ..JsonCallFields::STANDARD
+        };
+        let (_, name, args, valid) = call_with(KEYED, r#"{"get_weather": {"city": "北京"}}"#);
+        assert_eq!(
+            (name.as_str(), args.as_str(), valid),
+            ("get_weather", r#"{"city": "北京"}"#, true)
+        );
+        let (_, name, args, _) = call_with(KEYED, r#"{"name": "f", "arguments": {"a": 1}}"#);
+        assert_eq!((name.as_str(), args.as_str()), ("f", r#"{"a": 1}"#));
+        // A scalar member is no name.
+        assert_eq!(
+            read_all_with(KEYED, r#"{"note": "x"}"#).1,
+            CallEnd::NotACall
+        );
     }
 
     #[test]

@@ -63,6 +63,7 @@
 mod compose;
 mod deltas;
 mod error;
+pub mod intern;
 mod json;
 mod json_call;
 mod message;
@@ -85,7 +86,7 @@ pub use json::{
     JsonScanner, JsonStatus, escape_json_each, escape_json_into, find_within, is_json_object,
     is_ws, leading_ws, needs_escape,
 };
-pub use json_call::{CallEnd, JsonCall};
+pub use json_call::{CallEnd, JsonCall, JsonCallFields};
 pub use message::{ParsedMessage, Stage, ToolCall};
 pub use options::{ParseOptions, Policy, ReasoningFormat, SpecialTokens};
 pub use preview::preview_arguments;
