@@ -1,0 +1,340 @@
+//! The minijinja environment a chat template is compiled in: Hugging Face's Jinja settings
+//! (`trim_blocks`, `lstrip_blocks`, no auto-escaping) and the Python behaviour real templates rely on.
+
+use std::borrow::Cow;
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Kwargs, Value};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, State};
+
+use super::pyjson;
+use super::strftime;
+use super::values;
+
+/// A fresh environment with the chat-template globals, filters, tests and methods, and `source` added
+/// as template `name`.
+pub(crate) fn build(name: &str, source: &str) -> Result<Environment<'static>, Error> {
+    let mut env = Environment::new();
+    // Hugging Face: ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True), Jinja's default
+    // keep_trailing_newline=False, no auto-escaping.
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(false)
+            .build()?,
+    );
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    env.set_unknown_method_callback(unknown_method);
+
+    env.add_filter("tojson", pyjson::tojson_filter);
+    env.add_filter("indent", indent);
+    env.add_filter("length", length);
+    env.add_filter("count", length);
+    env.add_test("iterable", is_iterable);
+    env.add_function("namespace", values::namespace);
+    env.add_function("raise_exception", raise_exception);
+    env.add_function("strftime_now", |format: Cow<'_, str>| {
+        strftime::strftime_now(&format)
+    });
+
+    env.add_template_owned(name.to_string(), strip_generation_tags(source))?;
+    Ok(env)
+}
+
+/// Methods on primitives: minijinja-contrib's Python compatibility layer first, then a few more string
+/// methods it lacks.
+fn unknown_method(
+    state: &mut State,
+    value: &Value,
+    method: &str,
+    args: &[Value],
+) -> Result<Value, Error> {
+    match minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args) {
+        Err(err) if err.kind() == ErrorKind::UnknownMethod => {}
+        other => return other,
+    }
+    if let Some(s) = value.as_str() {
+        match method {
+            "removeprefix" => {
+                let (prefix,): (Cow<'_, str>,) = minijinja::value::from_args(args)?;
+                return Ok(Value::from(s.strip_prefix(&*prefix).unwrap_or(s)));
+            }
+            "removesuffix" => {
+                let (suffix,): (Cow<'_, str>,) = minijinja::value::from_args(args)?;
+                return Ok(Value::from(s.strip_suffix(&*suffix).unwrap_or(s)));
+            }
+            "isspace" if args.is_empty() => {
+                return Ok(Value::from(
+                    !s.is_empty() && s.chars().all(char::is_whitespace),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Err(Error::from(ErrorKind::UnknownMethod))
+}
+
+/// `raise_exception(message)`: fails the render with `message` (Hugging Face's helper).
+fn raise_exception(message: Option<Value>) -> Result<Value, Error> {
+    let message = message.map(|m| m.to_string()).unwrap_or_default();
+    Err(Error::new(ErrorKind::InvalidOperation, message))
+}
+
+/// `is iterable` as in Python: `none` is not iterable; undefined is (it iterates as empty, as Jinja's
+/// `Undefined` does); strings, lists and maps are.
+fn is_iterable(value: &Value) -> bool {
+    if value.is_none() {
+        return false;
+    }
+    value.is_undefined() || value.try_iter().is_ok()
+}
+
+/// `|length` (and `|count`) as in Python: the length of undefined is 0 (Jinja's `Undefined.__len__`).
+fn length(value: &Value) -> Result<usize, Error> {
+    if value.is_undefined() {
+        return Ok(0);
+    }
+    value.len().ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("object of type {} has no len()", value.kind()),
+        )
+    })
+}
+
+/// Jinja's `indent(width=4, first=False, blank=False)`, exactly: a trailing newline is kept, the width
+/// may be a string, and lines are split as Python's `str.splitlines` does.
+fn indent(
+    value: Cow<'_, str>,
+    width: Option<Value>,
+    first: Option<bool>,
+    blank: Option<bool>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    let width = match width {
+        Some(width) => Some(width),
+        None => kwargs.get::<Option<Value>>("width")?,
+    };
+    let first = match first {
+        Some(first) => first,
+        None => kwargs.get::<Option<bool>>("first")?.unwrap_or(false),
+    };
+    let blank = match blank {
+        Some(blank) => blank,
+        None => kwargs.get::<Option<bool>>("blank")?.unwrap_or(false),
+    };
+    kwargs.assert_all_used()?;
+    let indention = match width {
+        None => "    ".to_string(),
+        Some(w) => match w.as_str() {
+            Some(s) => s.to_string(),
+            None => {
+                let n = w.as_i64().ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::InvalidOperation,
+                        "indent: width must be an integer or a string",
+                    )
+                })?;
+                " ".repeat(usize::try_from(n).unwrap_or(0))
+            }
+        },
+    };
+    // Jinja: `s += "\n"` (so that a trailing newline survives splitlines), then rejoin with "\n".
+    let text = format!("{value}\n");
+    let lines = splitlines(&text);
+    let mut out = String::with_capacity(text.len() + lines.len() * indention.len());
+    if blank {
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+                out.push_str(&indention);
+            }
+            out.push_str(line);
+        }
+    } else {
+        let mut iter = lines.iter();
+        if let Some(head) = iter.next() {
+            out.push_str(head);
+        }
+        let rest: Vec<&&str> = iter.collect();
+        if !rest.is_empty() {
+            out.push('\n');
+            for (i, line) in rest.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                if !line.is_empty() {
+                    out.push_str(&indention);
+                    out.push_str(line);
+                }
+            }
+        }
+    }
+    if first {
+        out.insert_str(0, &indention);
+    }
+    Ok(Value::from(out))
+}
+
+/// Python's `str.splitlines()` (no line ends kept).
+fn splitlines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let is_break = matches!(
+            c,
+            '\n' | '\r'
+                | '\u{b}'
+                | '\u{c}'
+                | '\u{1c}'
+                | '\u{1d}'
+                | '\u{1e}'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if is_break {
+            lines.push(&text[start..i]);
+            let mut end = i + c.len_utf8();
+            if c == '\r' && matches!(chars.peek(), Some((_, '\n'))) {
+                chars.next();
+                end += 1;
+            }
+            start = end;
+        }
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// Hugging Face's `{% generation %}…{% endgeneration %}` (its `AssistantTracker` extension) marks the
+/// assistant's text for masks and renders its body unchanged; minijinja has no such tag, so it is
+/// rewritten as an always-true `if`, whitespace control included.
+fn strip_generation_tags(source: &str) -> String {
+    if !source.contains("generation") {
+        return source.to_string();
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(pos) = rest.find("{%") {
+        out.push_str(&rest[..pos]);
+        let tag = &rest[pos..];
+        let Some(end) = tag.find("%}") else {
+            out.push_str(tag);
+            rest = "";
+            break;
+        };
+        let inner = &tag[2..end];
+        let (open_ws, body) = match inner.chars().next() {
+            Some(c @ ('-' | '+')) => (c.to_string(), &inner[1..]),
+            _ => (String::new(), inner),
+        };
+        let (body, close_ws) = match body.chars().last() {
+            Some(c @ ('-' | '+')) => (&body[..body.len() - 1], c.to_string()),
+            _ => (body, String::new()),
+        };
+        let replacement = match body.trim() {
+            "generation" => Some("if true"),
+            "endgeneration" => Some("endif"),
+            _ => None,
+        };
+        match replacement {
+            Some(word) => {
+                out.push_str("{%");
+                out.push_str(&open_ws);
+                out.push(' ');
+                out.push_str(word);
+                out.push(' ');
+                out.push_str(&close_ws);
+                out.push_str("%}");
+            }
+            None => out.push_str(&tag[..end + 2]),
+        }
+        rest = &tag[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(source: &str, ctx: Value) -> Result<String, Error> {
+        let env = build("t", source)?;
+        env.get_template("t")?.render(ctx)
+    }
+
+    #[test]
+    fn indent_matches_jinja() {
+        let ctx = Value::from_pairs([("s", Value::from("a\nb\n\nc\n"))]);
+        assert_eq!(
+            render("{{ s|indent(2) }}", ctx.clone()).unwrap(),
+            "a\n  b\n\n  c\n"
+        );
+        assert_eq!(
+            render("{{ s|indent(2, first=true) }}", ctx.clone()).unwrap(),
+            "  a\n  b\n\n  c\n"
+        );
+        assert_eq!(
+            render("{{ s|indent(2, blank=true) }}", ctx.clone()).unwrap(),
+            "a\n  b\n  \n  c\n  "
+        );
+        assert_eq!(render("{{ 'x'|indent }}", ctx.clone()).unwrap(), "x");
+        assert_eq!(render("{{ 'x\ny'|indent('> ') }}", ctx).unwrap(), "x\n> y");
+    }
+
+    #[test]
+    fn python_truthiness_and_iterability() {
+        let ctx = Value::from_pairs([("n", Value::from(()))]);
+        assert_eq!(
+            render(
+                "{{ n is iterable }} {{ u is iterable }} {{ u|length }} {{ 'ab' is iterable }} {{ true }} {{ n }}",
+                ctx
+            )
+            .unwrap(),
+            "False True 0 True True None"
+        );
+    }
+
+    #[test]
+    fn generation_tags_render_their_body() {
+        let src =
+            "{%- for m in ['a', 'b'] %}{% generation %}{{ m }}{%- endgeneration -%} {% endfor %}";
+        assert_eq!(render(src, Value::UNDEFINED).unwrap(), "ab");
+    }
+
+    #[test]
+    fn splitlines_like_python() {
+        assert_eq!(splitlines("a\r\nb\rc\n"), vec!["a", "b", "c"]);
+        assert_eq!(splitlines("a\n\nb"), vec!["a", "", "b"]);
+        assert_eq!(splitlines(""), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn string_methods_beyond_pycompat() {
+        assert_eq!(
+            render(
+                "{{ 'xab'.removeprefix('x') }}{{ 'abx'.removesuffix('x') }}",
+                Value::UNDEFINED
+            )
+            .unwrap(),
+            "abab"
+        );
+    }
+
+    #[test]
+    fn namespace_lists_are_mutable() {
+        let src =
+            "{% set ns = namespace(a=[1], b=2) %}{% set _ = ns.a.append(3) %}{{ ns.a }} {{ ns.b }}";
+        assert_eq!(render(src, Value::UNDEFINED).unwrap(), "[1, 3] 2");
+        let src = "{% set ns = namespace({'a': []}) %}{% set _ = ns.a.append(1) %}{% set ns.b = 2 %}{{ ns.a }}{{ ns.b }}";
+        assert_eq!(render(src, Value::UNDEFINED).unwrap(), "[1]2");
+        let src = "{% set ns = namespace() %}{% set ns.x = 1 %}{{ ns.x }}";
+        assert_eq!(render(src, Value::UNDEFINED).unwrap(), "1");
+    }
+}

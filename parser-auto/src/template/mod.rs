@@ -1,0 +1,644 @@
+//! Chat templates: loading them from Hugging Face files and rendering them as Hugging Face does.
+//!
+//! A [`ChatTemplate`] is compiled once (minijinja 3) and rendered many times with a [`RenderInput`]:
+//! OpenAI-style messages, tools, `add_generation_prompt`, `enable_thinking` and any other template
+//! keyword arguments.
+//!
+//! ```
+//! use parser_auto::template::{ChatTemplate, RenderInput};
+//! use serde_json::json;
+//!
+//! let template = ChatTemplate::from_source(
+//!     "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}\
+//!      {% if add_generation_prompt %}<|assistant|>{% if enable_thinking %}<think>{% endif %}{% endif %}",
+//! )
+//! .unwrap();
+//! let input = RenderInput {
+//!     messages: vec![json!({"role": "user", "content": "Hi"})],
+//!     add_generation_prompt: true,
+//!     enable_thinking: Some(true),
+//!     ..RenderInput::default()
+//! };
+//! assert_eq!(template.render(&input).unwrap(), "<|user|>Hi<|assistant|><think>");
+//! ```
+//!
+//! # Compatibility with Hugging Face (Python Jinja)
+//!
+//! Templates are compiled with `trim_blocks` and `lstrip_blocks` and without auto-escaping, as
+//! `transformers` does, with `minijinja-contrib`'s Python methods on strings, lists and dicts, and with:
+//! - `tojson` as Hugging Face defines it — `json.dumps` byte for byte: `", "` / `": "` separators, no HTML
+//!   escaping, `ensure_ascii` off by default, and the `indent`, `ensure_ascii`, `sort_keys` and
+//!   `separators` keyword arguments;
+//! - lists that templates can mutate (`ns.ids.append(x)`, `.pop(0)`, `.extend`, …): every JSON array
+//!   given to a template and every list stored in a `namespace()` is such a list;
+//! - `x is iterable` false for `none`, `undefined|length` 0, `indent` keeping a trailing newline;
+//! - `raise_exception(msg)` (a render error carrying `msg`), `strftime_now(fmt)` (UTC), `bos_token`,
+//!   `eos_token`, and `{% generation %}` blocks (rendered as their body).
+//!
+//! **Key order.** JSON objects given to a template keep the order in which they are given, and `tojson`
+//! prints them in that order (Python dicts keep insertion order; `sort_keys=True` sorts). With
+//! [`RenderInput`] the order is `serde_json::Map`'s iteration order, which is *sorted by key* unless
+//! `serde_json`'s `preserve_order` feature is enabled in the build; [`ChatTemplate::render_json`] takes
+//! the context as JSON text and keeps the document order whatever the features. Dict literals written
+//! in a template are minijinja maps, sorted by key unless minijinja's `preserve_order` feature is on.
+//!
+//! **Tool-call arguments.** Most templates want `function.arguments` as an object (`arguments|tojson`,
+//! `arguments|items`); some concatenate it as a string. [`ChatTemplate::arguments_as_string`] probes the
+//! template once and [`ChatTemplate::render`] converts the arguments accordingly, whichever form the
+//! messages carry.
+
+mod env;
+mod load;
+mod pyjson;
+mod strftime;
+mod values;
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use minijinja::Environment;
+use minijinja::value::{Value, ValueKind};
+use parser_core::{Error, SpecialTokens};
+
+use load::{TokenizerConfig, invalid};
+use values::{PyDict, PyList};
+
+/// A compiled chat template with the tokens it is rendered with.
+///
+/// Cheap to clone (the compiled environment is shared). Rendering never panics; a template that fails
+/// (a `raise_exception`, an undefined method, …) is an `Err` with [`parser_core::ErrorKind::InvalidOption`]
+/// and a message naming the template and the line.
+#[derive(Clone)]
+pub struct ChatTemplate {
+    source: Arc<str>,
+    name: String,
+    bos_token: String,
+    eos_token: String,
+    special_tokens: Option<Arc<SpecialTokens>>,
+    env: Arc<Environment<'static>>,
+    arguments_as_string: OnceLock<bool>,
+}
+
+impl fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChatTemplate")
+            .field("name", &self.name)
+            .field("source_len", &self.source.len())
+            .field("bos_token", &self.bos_token)
+            .field("eos_token", &self.eos_token)
+            .field(
+                "special_tokens",
+                &self.special_tokens.as_ref().map(|t| t.len()),
+            )
+            .field("arguments_as_string", &self.arguments_as_string.get())
+            .finish()
+    }
+}
+
+/// What a template is rendered with, as `transformers`' `apply_chat_template` passes it.
+///
+/// ```
+/// use parser_auto::template::RenderInput;
+/// use serde_json::json;
+///
+/// let input = RenderInput::new(vec![json!({"role": "user", "content": "Weather in Paris?"})])
+///     .with_tools(vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {}}})])
+///     .with_generation_prompt(true)
+///     .with_enable_thinking(Some(false))
+///     .with_kwarg("reasoning_effort", json!("low"));
+/// assert_eq!(input.extra["reasoning_effort"], "low");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RenderInput {
+    /// OpenAI-style messages: `role`, `content`, `reasoning_content`, `tool_calls` (with
+    /// `function.arguments` as an object or a JSON string: rendering converts it to the form the
+    /// template wants), `tool_call_id`, `name`.
+    pub messages: Vec<serde_json::Value>,
+    /// OpenAI tools (`{"type": "function", "function": {…}}`), passed as `tools`; `None` passes `tools`
+    /// as `none`, as Hugging Face does.
+    pub tools: Option<Vec<serde_json::Value>>,
+    /// Whether to end the prompt with the assistant's turn opener.
+    pub add_generation_prompt: bool,
+    /// Passed as both `enable_thinking` and `thinking` when set; neither is defined when `None`.
+    pub enable_thinking: Option<bool>,
+    /// Any other template keyword arguments (`reasoning_effort`, `documents`, …). They are set last, so
+    /// they override the fields above of the same name.
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl RenderInput {
+    /// An input with these messages and nothing else.
+    pub fn new(messages: Vec<serde_json::Value>) -> Self {
+        RenderInput {
+            messages,
+            ..RenderInput::default()
+        }
+    }
+
+    /// With these tools.
+    pub fn with_tools(mut self, tools: Vec<serde_json::Value>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// With `add_generation_prompt` set to `yes`.
+    pub fn with_generation_prompt(mut self, yes: bool) -> Self {
+        self.add_generation_prompt = yes;
+        self
+    }
+
+    /// With `enable_thinking` (and `thinking`) set, or unset for `None`.
+    pub fn with_enable_thinking(mut self, enable: Option<bool>) -> Self {
+        self.enable_thinking = enable;
+        self
+    }
+
+    /// With one more template keyword argument.
+    pub fn with_kwarg(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
+        self.extra.insert(name.into(), value);
+        self
+    }
+}
+
+/// How tool-call arguments are handed to the template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgumentsForm {
+    /// As a JSON object (strings holding a JSON object are parsed).
+    Object,
+    /// As a JSON string (objects are printed as Python's `json.dumps` does).
+    String,
+}
+
+impl ChatTemplate {
+    /// Compiles template text. A template that does not compile is an `Err`.
+    pub fn from_source(source: impl Into<String>) -> Result<ChatTemplate, Error> {
+        Self::named("chat_template", source.into())
+    }
+
+    fn named(name: &str, source: String) -> Result<ChatTemplate, Error> {
+        let env = env::build(name, &source).map_err(|e| {
+            invalid(format!(
+                "chat template `{name}` does not compile: {}",
+                describe(&e)
+            ))
+        })?;
+        Ok(ChatTemplate {
+            source: source.into(),
+            name: name.to_string(),
+            bos_token: String::new(),
+            eos_token: String::new(),
+            special_tokens: None,
+            env: Arc::new(env),
+            arguments_as_string: OnceLock::new(),
+        })
+    }
+
+    /// Loads a template file: a `.jinja` template, or a `tokenizer_config.json` / `chat_template.json`
+    /// (recognised by the `.json` extension, or for other extensions by being a JSON object with a
+    /// `chat_template` key). From JSON, the default template is taken, with its tokens.
+    pub fn from_file(path: &Path) -> Result<ChatTemplate, Error> {
+        let text = load::read(path)?;
+        if load::is_json_config(path, &text) {
+            return Self::from_tokenizer_config(&text, None);
+        }
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("chat_template");
+        Self::named(name, text)
+    }
+
+    /// Loads the template of a `tokenizer_config.json` (or `chat_template.json`) text: `chat_template`
+    /// as a string, or a list of named templates from which `which` picks one (`Some("tool_use")`;
+    /// `None` takes `default`, else the first). `bos_token` / `eos_token` (strings or `AddedToken`
+    /// objects) are set, and `added_tokens_decoder` becomes [`special_tokens`](Self::special_tokens):
+    /// all added tokens, special or not (Qwen3's `<think>` is an added token marked not special, and
+    /// stage detection needs it).
+    pub fn from_tokenizer_config(json: &str, which: Option<&str>) -> Result<ChatTemplate, Error> {
+        let config = TokenizerConfig::parse(json)?;
+        let (name, source) = config.pick(which)?;
+        Ok(Self::named(&name, source)?.with_config_tokens(&config))
+    }
+
+    fn with_config_tokens(mut self, config: &TokenizerConfig) -> Self {
+        if let Some(bos) = &config.bos_token {
+            self.bos_token = bos.clone();
+        }
+        if let Some(eos) = &config.eos_token {
+            self.eos_token = eos.clone();
+        }
+        if let Some(table) = &config.special_tokens {
+            self.special_tokens = Some(Arc::new(table.clone()));
+        }
+        self
+    }
+
+    /// Loads a model directory as `transformers` does: the template from `chat_template.jinja`, else
+    /// `chat_template.json`, else `tokenizer_config.json`'s `chat_template`; the tokens and the
+    /// special-token table from `tokenizer_config.json` (bos/eos falling back to
+    /// `special_tokens_map.json`).
+    pub fn from_model_dir(dir: &Path) -> Result<ChatTemplate, Error> {
+        let config_path = dir.join("tokenizer_config.json");
+        let config = if config_path.is_file() {
+            TokenizerConfig::parse(&load::read(&config_path)?)?
+        } else {
+            TokenizerConfig::default()
+        };
+        let jinja_path = dir.join("chat_template.jinja");
+        let json_path = dir.join("chat_template.json");
+        let template = if jinja_path.is_file() {
+            Self::named("chat_template.jinja", load::read(&jinja_path)?)?
+        } else if json_path.is_file() {
+            let (name, source) = TokenizerConfig::parse(&load::read(&json_path)?)?.pick(None)?;
+            Self::named(&name, source)?
+        } else if !config.templates.is_empty() {
+            let (name, source) = config.pick(None)?;
+            Self::named(&name, source)?
+        } else {
+            return Err(invalid(format!(
+                "no chat template in {}: looked for chat_template.jinja, chat_template.json and \
+                 tokenizer_config.json's chat_template",
+                dir.display()
+            )));
+        };
+        let mut template = template.with_config_tokens(&config);
+        let map_path = dir.join("special_tokens_map.json");
+        if (config.bos_token.is_none() || config.eos_token.is_none()) && map_path.is_file() {
+            let (bos, eos) = load::special_tokens_map(&load::read(&map_path)?);
+            if config.bos_token.is_none() {
+                template.bos_token = bos.unwrap_or_default();
+            }
+            if config.eos_token.is_none() {
+                template.eos_token = eos.unwrap_or_default();
+            }
+        }
+        Ok(template)
+    }
+
+    /// The template text, as given.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The template's name: the file name, the name in a tokenizer config's list (`default`,
+    /// `tool_use`, …), or `chat_template`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `bos_token` passed to the template (empty when unknown).
+    pub fn bos_token(&self) -> &str {
+        &self.bos_token
+    }
+
+    /// The `eos_token` passed to the template (empty when unknown).
+    pub fn eos_token(&self) -> &str {
+        &self.eos_token
+    }
+
+    /// The added tokens of the tokenizer config (`added_tokens_decoder`), for stage detection from token
+    /// ids.
+    pub fn special_tokens(&self) -> Option<&Arc<SpecialTokens>> {
+        self.special_tokens.as_ref()
+    }
+
+    /// The same template rendered with these `bos_token` and `eos_token`.
+    pub fn with_tokens(mut self, bos: &str, eos: &str) -> Self {
+        self.bos_token = bos.to_string();
+        self.eos_token = eos.to_string();
+        self.arguments_as_string = OnceLock::new();
+        self
+    }
+
+    /// The same template with this special-token table.
+    pub fn with_special_tokens(mut self, table: Arc<SpecialTokens>) -> Self {
+        self.special_tokens = Some(table);
+        self
+    }
+
+    /// Renders the prompt for `input`. Tool-call arguments are converted to the form the template
+    /// wants (see [`arguments_as_string`](Self::arguments_as_string)).
+    pub fn render(&self, input: &RenderInput) -> Result<String, Error> {
+        let form = if has_tool_calls(&input.messages) {
+            self.arguments_form()
+        } else {
+            ArgumentsForm::Object
+        };
+        self.render_form(input, form)
+    }
+
+    /// Renders with the whole template context given as the JSON text of an object — `messages`,
+    /// `tools`, `add_generation_prompt` and any keyword arguments, as a server receives them — keeping
+    /// every object's keys in document order, so that `tojson` prints tools and arguments byte for byte
+    /// as Hugging Face would. `bos_token` and `eos_token` default to the template's; `tools` and
+    /// `documents` default to `none`, `add_generation_prompt` to false; `enable_thinking` is also passed
+    /// as `thinking` unless that is given. Tool-call arguments are converted as in
+    /// [`render`](Self::render).
+    pub fn render_json(&self, context: &str) -> Result<String, Error> {
+        let parsed = values::from_json_text(context)
+            .map_err(|e| invalid(format!("render context is not JSON: {e}")))?;
+        let Some(entries) = values::map_entries(&parsed) else {
+            return Err(invalid("render context must be a JSON object"));
+        };
+        let mut ctx = self.base_context(Value::from(()), false);
+        let mut messages = None;
+        let has_thinking = entries.iter().any(|(k, _)| k.as_str() == Some("thinking"));
+        for (key, value) in entries {
+            let Some(key) = key.as_str() else { continue };
+            if key == "messages" {
+                messages = Some(value);
+            } else {
+                if key == "enable_thinking" && !has_thinking {
+                    ctx.push(("thinking".to_string(), value.clone()));
+                }
+                ctx.push((key.to_string(), value));
+            }
+        }
+        let messages = messages.unwrap_or_else(|| PyList::new_value(Vec::new()));
+        let form = if value_has_tool_calls(&messages) {
+            self.arguments_form()
+        } else {
+            ArgumentsForm::Object
+        };
+        ctx.push(("messages".to_string(), adapt_messages(&messages, form)));
+        self.render_context(ctx)
+    }
+
+    /// Whether tool-call arguments must be passed to this template as JSON strings rather than objects.
+    ///
+    /// Probed once, then cached: a conversation with one tool call is rendered both ways, and the
+    /// string form wins only when its output shows the arguments better (the arguments' JSON text
+    /// appears, or only it renders at all); the assistant message is tried with `content: null` and
+    /// `""`, with and without a tool result after it. Six of the 47 reference templates need strings:
+    /// the DeepSeek R1-Distill ×2, V3.1 and llama.cpp R1 ones and Functionary v3.1/v3.2, which
+    /// concatenate the arguments.
+    pub fn arguments_as_string(&self) -> bool {
+        *self.arguments_as_string.get_or_init(|| {
+            let as_string = self.probe_arguments_as_string();
+            tracing::debug!(template = %self.name, as_string, "probed tool-call arguments form");
+            as_string
+        })
+    }
+
+    fn arguments_form(&self) -> ArgumentsForm {
+        if self.arguments_as_string() {
+            ArgumentsForm::String
+        } else {
+            ArgumentsForm::Object
+        }
+    }
+
+    fn probe_arguments_as_string(&self) -> bool {
+        use serde_json::json;
+        let arguments = json!({"probe_key": "probe_value"});
+        let json_text = r#"{"probe_key": "probe_value"}"#;
+        let call = json!({
+            "id": "call00001",
+            "type": "function",
+            "function": {"name": "probe_tool", "arguments": arguments},
+        });
+        let tool = json!({
+            "type": "function",
+            "function": {
+                "name": "probe_tool",
+                "description": "A probe.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"probe_key": {"type": "string", "description": "A key."}},
+                    "required": ["probe_key"],
+                },
+            },
+        });
+        let user = json!({"role": "user", "content": "Call the probe."});
+        let result = json!({"role": "tool", "tool_call_id": "call00001", "name": "probe_tool", "content": "probe done"});
+        let score = |out: Result<String, Error>| match out {
+            Err(_) => -1,
+            Ok(text) if text.contains(json_text) => 2,
+            Ok(text) if text.contains("probe_key") && text.contains("probe_value") => 1,
+            Ok(_) => 0,
+        };
+        // Tool-call messages come with `content: null` (OpenAI) or `""`; some templates render the calls
+        // only for one of them, some need the tool result to follow.
+        for content in [serde_json::Value::Null, json!("")] {
+            let assistant =
+                json!({"role": "assistant", "content": content, "tool_calls": [call.clone()]});
+            let conversations = [
+                (vec![user.clone(), assistant.clone(), result.clone()], true),
+                (vec![user.clone(), assistant], false),
+            ];
+            for (messages, add_generation_prompt) in conversations {
+                let input = RenderInput {
+                    messages,
+                    tools: Some(vec![tool.clone()]),
+                    add_generation_prompt,
+                    ..RenderInput::default()
+                };
+                let object = score(self.render_form(&input, ArgumentsForm::Object));
+                let string = score(self.render_form(&input, ArgumentsForm::String));
+                if object == string && object <= 0 {
+                    continue;
+                }
+                return string > object;
+            }
+        }
+        false
+    }
+
+    fn base_context(&self, tools: Value, add_generation_prompt: bool) -> Vec<(String, Value)> {
+        vec![
+            ("bos_token".into(), Value::from(self.bos_token.as_str())),
+            ("eos_token".into(), Value::from(self.eos_token.as_str())),
+            ("tools".into(), tools),
+            ("documents".into(), Value::from(())),
+            (
+                "add_generation_prompt".into(),
+                Value::from(add_generation_prompt),
+            ),
+        ]
+    }
+
+    fn render_form(&self, input: &RenderInput, form: ArgumentsForm) -> Result<String, Error> {
+        let tools = match &input.tools {
+            Some(tools) => PyList::new_value(tools.iter().map(values::from_json).collect()),
+            None => Value::from(()),
+        };
+        let mut ctx = self.base_context(tools, input.add_generation_prompt);
+        if let Some(enable) = input.enable_thinking {
+            ctx.push(("enable_thinking".into(), Value::from(enable)));
+            ctx.push(("thinking".into(), Value::from(enable)));
+        }
+        for (key, value) in &input.extra {
+            ctx.push((key.clone(), values::from_json(value)));
+        }
+        let messages = PyList::new_value(input.messages.iter().map(values::from_json).collect());
+        ctx.push(("messages".into(), adapt_messages(&messages, form)));
+        self.render_context(ctx)
+    }
+
+    /// Renders with these context entries (a later entry overrides an earlier one of the same name).
+    fn render_context(&self, ctx: Vec<(String, Value)>) -> Result<String, Error> {
+        let ctx = Value::from_pairs(ctx);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            self.env
+                .get_template(&self.name)
+                .and_then(|template| template.render(ctx))
+        }));
+        match result {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(err)) => Err(invalid(format!(
+                "chat template `{}` failed to render: {}",
+                self.name,
+                describe(&err)
+            ))),
+            Err(_) => Err(invalid(format!(
+                "chat template `{}` panicked while rendering",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// An error with its chain of causes, on one line.
+fn describe(err: &minijinja::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn has_tool_calls(messages: &[serde_json::Value]) -> bool {
+    messages.iter().any(|m| {
+        m.get("tool_calls")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|calls| !calls.is_empty())
+    })
+}
+
+fn value_has_tool_calls(messages: &Value) -> bool {
+    let Ok(iter) = messages.try_iter() else {
+        return false;
+    };
+    iter.into_iter().any(|m| {
+        m.get_attr("tool_calls")
+            .ok()
+            .and_then(|calls| calls.len())
+            .is_some_and(|n| n > 0)
+    })
+}
+
+/// The messages with every tool call's `function.arguments` (and a flat `arguments`) in `form`.
+fn adapt_messages(messages: &Value, form: ArgumentsForm) -> Value {
+    let Some(list) = messages.downcast_object_ref::<PyList>() else {
+        return messages.clone();
+    };
+    let items = list.snapshot();
+    if !items.iter().any(|m| {
+        m.get_attr("tool_calls")
+            .is_ok_and(|c| c.len().is_some_and(|n| n > 0))
+    }) {
+        return messages.clone();
+    }
+    PyList::new_value(
+        items
+            .iter()
+            .map(|message| {
+                map_key(message, "tool_calls", |calls| {
+                    match calls.downcast_object_ref::<PyList>() {
+                        Some(calls) => PyList::new_value(
+                            calls
+                                .snapshot()
+                                .iter()
+                                .map(|call| {
+                                    let call = map_key(call, "function", |function| {
+                                        map_key(function, "arguments", |a| {
+                                            convert_arguments(a, form)
+                                        })
+                                    });
+                                    map_key(&call, "arguments", |a| convert_arguments(a, form))
+                                })
+                                .collect(),
+                        ),
+                        None => calls.clone(),
+                    }
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `dict` with `f` applied to the value of `key` (unchanged if it is not a dict or lacks the key).
+fn map_key(dict: &Value, key: &str, f: impl FnOnce(&Value) -> Value) -> Value {
+    let Some(d) = dict.downcast_object_ref::<PyDict>() else {
+        return dict.clone();
+    };
+    if !d.entries().iter().any(|(k, _)| k.as_str() == Some(key)) {
+        return dict.clone();
+    }
+    let mut f = Some(f);
+    PyDict::new_value(
+        d.entries()
+            .iter()
+            .map(|(k, v)| {
+                if k.as_str() == Some(key)
+                    && let Some(f) = f.take()
+                {
+                    return (k.clone(), f(v));
+                }
+                (k.clone(), v.clone())
+            })
+            .collect(),
+    )
+}
+
+fn convert_arguments(arguments: &Value, form: ArgumentsForm) -> Value {
+    match (form, arguments.kind()) {
+        (ArgumentsForm::String, ValueKind::Map | ValueKind::Seq) => {
+            match pyjson::dumps(arguments) {
+                Ok(text) => Value::from(text),
+                Err(_) => arguments.clone(),
+            }
+        }
+        (ArgumentsForm::Object, ValueKind::String) => {
+            let text = arguments.as_str().unwrap_or_default();
+            match values::from_json_text(text) {
+                Ok(parsed) if parsed.kind() == ValueKind::Map => parsed,
+                _ => arguments.clone(),
+            }
+        }
+        _ => arguments.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_shareable_across_threads() {
+        fn assert_send_sync<T: Send + Sync + Clone>() {}
+        assert_send_sync::<ChatTemplate>();
+        assert_send_sync::<RenderInput>();
+    }
+
+    #[test]
+    fn arguments_convert_both_ways() {
+        let object = values::from_json_text(r#"{"b": 1, "a": [true, null, "x"]}"#).unwrap();
+        let string = convert_arguments(&object, ArgumentsForm::String);
+        assert_eq!(string.as_str(), Some(r#"{"b": 1, "a": [true, null, "x"]}"#));
+        let back = convert_arguments(&string, ArgumentsForm::Object);
+        assert_eq!(back.kind(), ValueKind::Map);
+        assert_eq!(
+            pyjson::dumps(&back).unwrap(),
+            r#"{"b": 1, "a": [true, null, "x"]}"#
+        );
+        // Not a JSON object: left as it is.
+        let text = Value::from("not json");
+        assert_eq!(convert_arguments(&text, ArgumentsForm::Object), text);
+    }
+}
