@@ -1,0 +1,206 @@
+//! What the differential analysis finds in a chat template: plain, serialisable data that configures the
+//! generic parser, and that can be printed, cached and compared in tests.
+
+use serde::{Deserialize, Serialize};
+
+/// How a template marks reasoning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ReasoningMode {
+    /// No reasoning markers.
+    #[default]
+    None,
+    /// `start … end` (the start may be empty: a delimiter style, such as Apriel's
+    /// `[BEGIN FINAL RESPONSE]`). A start marker at the end of the generation prompt means the output
+    /// begins inside reasoning.
+    TagBased,
+    /// Reasoning is rendered only with tool calls (same markers as tag-based).
+    ToolsOnly,
+}
+
+/// How a template wraps the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ContentMode {
+    /// No content markers.
+    #[default]
+    Plain,
+    /// Content is always wrapped: `content_start … content_end` (Command-R7B's `<|START_RESPONSE|>`).
+    AlwaysWrapped,
+    /// Content is wrapped only when reasoning is present (Granite's `<response>`).
+    WrappedWithReasoning,
+}
+
+/// How a template writes tool calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ToolFormat {
+    /// No tool calls.
+    #[default]
+    None,
+    /// The whole call is JSON: `{"name": "f", "arguments": {…}}` (possibly nested, name-as-key, in an
+    /// array, inside section markers).
+    JsonNative,
+    /// The name is in markup, the arguments are a JSON object: `<function=f>{…}</function>`.
+    TagWithJson,
+    /// The name and each argument are in markup: `<function=f><parameter=k>v</parameter></function>`.
+    TagWithTagged,
+}
+
+/// Where a template writes a call id, for formats that are not JSON.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CallIdPosition {
+    /// No call id.
+    #[default]
+    None,
+    /// Before the function name.
+    PreFuncName,
+    /// Between the function name and the arguments (Mistral's `[CALL_ID]`).
+    BetweenFuncAndArgs,
+    /// After the arguments.
+    PostArgs,
+}
+
+/// Every marker the analysis found; empty strings are "none".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Markers {
+    /// Reasoning start (`<think>`, `[THINK]`, `<|START_THINKING|>`, `◁think▷`), may be empty.
+    pub reasoning_start: String,
+    /// Reasoning end (`</think>`, `[BEGIN FINAL RESPONSE]`).
+    pub reasoning_end: String,
+    /// Content start (`<|START_RESPONSE|>`, `<response>`).
+    pub content_start: String,
+    /// Content end.
+    pub content_end: String,
+    /// Start of the tool-call section (`<tool_call>`, `[TOOL_CALLS]`, `<|tool_calls_section_begin|>`).
+    pub tool_section_start: String,
+    /// End of the tool-call section.
+    pub tool_section_end: String,
+    /// Start of each call, when calls are wrapped one by one.
+    pub per_call_start: String,
+    /// End of each call.
+    pub per_call_end: String,
+    /// Between two calls (`,`, `\n`).
+    pub call_separator: String,
+    /// Before the function name (`<function=`, `<invoke name="`).
+    pub func_name_prefix: String,
+    /// After the function name (`>`, `">`, `[ARGS]`).
+    pub func_name_suffix: String,
+    /// After the arguments (`</function>`, `</invoke>`).
+    pub func_close: String,
+    /// Before the arguments (`<|tool_call_argument_begin|>`).
+    pub args_start: String,
+    /// After the arguments.
+    pub args_end: String,
+    /// Before an argument name (`<parameter=`, `<arg_key>`).
+    pub arg_name_prefix: String,
+    /// After an argument name (`>`, `</arg_key>`).
+    pub arg_name_suffix: String,
+    /// Before an argument value (`<arg_value>`).
+    pub arg_value_prefix: String,
+    /// After an argument value (`</parameter>`, `</arg_value>`).
+    pub arg_value_suffix: String,
+    /// Between two arguments.
+    pub arg_separator: String,
+    /// Before a call id (`[CALL_ID]`).
+    pub call_id_prefix: String,
+    /// After a call id (`[ARGS]`).
+    pub call_id_suffix: String,
+}
+
+/// JSON field names of a JSON_NATIVE call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JsonFields {
+    /// The function name is the object's key: `{"get_weather": {…}}`.
+    pub name_is_key: bool,
+    /// The outer key of a nested call, `function` in `{"function": {"name": …}}`; empty when flat.
+    pub function_field: String,
+    /// The name field (`name`, `tool_name`).
+    pub name_field: String,
+    /// The arguments field (`arguments`, `parameters`).
+    pub args_field: String,
+    /// A string call-id field (`id`); empty when none.
+    pub id_field: String,
+    /// A generated integer call-id field (`tool_call_id`); empty when none.
+    pub gen_id_field: String,
+    /// Calls are written in a JSON array (`[{…}, {…}]`).
+    pub array_wrapped: bool,
+    /// Python-style dicts with single quotes.
+    pub python_dicts: bool,
+}
+
+impl Default for JsonFields {
+    fn default() -> Self {
+        JsonFields {
+            name_is_key: false,
+            function_field: String::new(),
+            name_field: "name".into(),
+            args_field: "arguments".into(),
+            id_field: String::new(),
+            gen_id_field: String::new(),
+            array_wrapped: false,
+            python_dicts: false,
+        }
+    }
+}
+
+/// What the template can do, found by rendering probes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Capabilities {
+    /// The template renders the `tools` it is given.
+    pub tools: bool,
+    /// The template renders assistant tool calls.
+    pub tool_calls: bool,
+    /// The template renders tool results.
+    pub tool_responses: bool,
+    /// The template accepts a system message.
+    pub system_role: bool,
+    /// The template renders several calls in one message.
+    pub parallel_calls: bool,
+    /// Tool-call arguments must be given as a JSON string (the template fails or prints nothing with
+    /// an object).
+    pub string_arguments: bool,
+    /// Harmony-style channels (`<|channel|>`).
+    pub channels: bool,
+    /// The variable that switches thinking (`enable_thinking`, `thinking`), if any.
+    pub thinking_variable: Option<String>,
+    /// Whether thinking is on when the variable is not given.
+    pub thinking_default: Option<bool>,
+}
+
+/// The result of analysing a chat template.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Analysis {
+    /// How reasoning is marked.
+    pub reasoning: ReasoningMode,
+    /// How content is wrapped.
+    pub content: ContentMode,
+    /// How tool calls are written.
+    pub tools: ToolFormat,
+    /// Every marker found.
+    pub markers: Markers,
+    /// JSON field names (JSON_NATIVE).
+    pub json: JsonFields,
+    /// Where a call id goes (non-JSON formats).
+    pub call_id: CallIdPosition,
+    /// What the template supports.
+    pub capabilities: Capabilities,
+    /// The end of the generation prompt as rendered (with thinking on, when there is a switch): what the
+    /// output continues. Stage detection reads it.
+    pub generation_prompt: String,
+    /// The same with thinking off, when the template has a switch.
+    pub generation_prompt_no_thinking: Option<String>,
+    /// End-of-turn markers the template writes after an assistant message (`<|im_end|>`, `<|eot_id|>`).
+    pub end_of_turn: Vec<String>,
+    /// Every non-empty marker, trimmed: tokens a tokenizer must keep and a grammar may trigger on.
+    pub preserved_tokens: Vec<String>,
+    /// Post-analysis patches that were applied, by name.
+    pub workarounds: Vec<String>,
+    /// Notes on what could not be determined.
+    pub notes: Vec<String>,
+}
