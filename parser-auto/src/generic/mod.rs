@@ -1,0 +1,275 @@
+//! The parser built from an [`Analysis`]: any chat template's reasoning, content and tool-call markers,
+//! parsed by the same streaming engine as the model families.
+//!
+//! [`parser_for`] turns an analysis (what the differential analyzer found in a template) and a request's
+//! [`ParseOptions`] into a [`Parser`] named `"auto"`. It composes a [`ThinkTagReasoningParser`] (or none)
+//! with a tool parser for the template's format, both on the core scanner: exact hold-back of partial
+//! markers, JSON-aware boundaries, arguments streamed as the raw text the model wrote, and one-shot parsing
+//! as one push and `finish`, so that streaming equals one-shot for every chunking.
+//!
+//! # Reasoning
+//! - `NONE`: no reasoning; everything outside calls is content.
+//! - `TAG_BASED` / `TOOLS_ONLY`: `reasoning_start … reasoning_end`. The output starts inside reasoning
+//!   when the real generation prompt opened it: the prompt's tail, from the reasoning start marker on, is
+//!   read as the beginning of the output (see [Stage](#stage)); otherwise a start marker at the very
+//!   beginning of the output opens reasoning. Only the first end marker ends it.
+//! - A delimiter style (empty start, non-empty end: Apriel's `[BEGIN FINAL RESPONSE]`) starts in reasoning
+//!   unless thinking is known to be off.
+//!
+//! With [`ReasoningFormat::Inline`] reasoning is tracked the same way but reported as content, markers
+//! included (llama.cpp's `reasoning_format: none`).
+//!
+//! # Content
+//! `PLAIN`, `ALWAYS_WRAPPED` (`<|START_RESPONSE|>…<|END_RESPONSE|>`) and `WRAPPED_WITH_REASONING`
+//! (`<response>…</response>`): the content markers are removed from content wherever they appear outside
+//! calls, and so are the template's end-of-turn markers.
+//!
+//! # Tool calls
+//! A function name is a run of characters other than whitespace, markup (`<>{}[]"'`) and the first
+//! character of what may follow it; when the template writes nothing after the name (GLM), the name must
+//! be followed by the next marker of the call (an argument, the call's end). Every decision on a head
+//! is bounded and taken on the text seen so far, with longest-match over all markers that may come
+//! next, so that every chunking decides alike.
+//!
+//! A call block opens at the section or per-call start marker (or, for the tag formats, at a markup-like
+//! function-name prefix such as `<function=` written without its wrapper). Nothing is committed until the
+//! function name is complete (DESIGN §4.6); text that never reaches a complete name is content, raw.
+//! Whitespace between markers is tolerated everywhere (models do not respect their template's newlines).
+//! - `JSON_NATIVE`: the call is a JSON object read by [`parser_core::JsonCall`] with the analysis' field
+//!   names (flat, nested under a `function` key, the name as the key, id fields), one per per-call block
+//!   or each element of an array (`[TOOL_CALLS] [{…}, {…}]`). The usual spellings (`name`, `arguments`,
+//!   `parameters`) are accepted beside the template's own. Without any section or per-call marker (Llama
+//!   3.x) a call opens only on a `{` at the very start of the answer, so JSON in prose is never a call.
+//!   With id fields (Mistral-Nemo's `"id"` after the arguments) the commit waits for the id or the end of
+//!   the object, and the arguments arrive with it (see [`parser_core::JsonCall`]).
+//! - `TAG_WITH_JSON`: `prefix NAME suffix [id] [args_start] {JSON} [args_end] func_close`; the object's
+//!   end is found JSON-aware and its text streamed raw (a Markdown fence opened in the name suffix,
+//!   DeepSeek-R1's `` ```json ``, may be closed after it). Text after the object that is not framing
+//!   ends the block and is content; arguments that are not a JSON object are kept raw, up to the end
+//!   of the call, flagged invalid.
+//! - `TAG_WITH_TAGGED`: `prefix NAME suffix`, then per argument `arg_name_prefix KEY arg_name_suffix
+//!   [arg_value_prefix] VALUE arg_value_suffix`, then `func_close`. Values are typed by the request's tool
+//!   schema ([`parser_core::ValueType::coerce`]); string values (and arguments the schema does not
+//!   declare) stream as they arrive. One framing newline is removed at each end of a value. A closer only
+//!   ends a value when the next argument, the end of the call or the end of the output follows it.
+//!
+//! Call ids the model writes come back byte-exact: JSON id fields, and ids before the name or between the
+//! name and the arguments (Mistral's `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`). An id written after the
+//! arguments comes too late for the call's first delta; it is skipped and a `call_…` id generated.
+//! Names are not checked against the request's tools: an unknown name is still a call (it is logged at
+//! debug level). A call block that opens while reasoning is still open is held
+//! ([`BlockInReasoning::Hold`], DESIGN §4.8): calls if it ends the output, reasoning text otherwise.
+//!
+//! # Stage
+//! Where the output starts, in order of trust:
+//! 1. [`ParseOptions::stage`];
+//! 2. the request's prompt tail, after the last start of the assistant's turn (the analysis' generation
+//!    prompt up to the reasoning start marker): a reasoning start marker (possibly followed by text, a
+//!    prefill) with no end marker after it means reasoning; an end marker after it means content; a turn
+//!    start with no marker after it means the prompt opened nothing. Without a turn start in the tail, a
+//!    start marker with no end marker after it means reasoning, an end marker at the very end content;
+//! 3. the prompt's token ids, with a special-token table;
+//! 4. `enable_thinking` (else the template's default, [`crate::analyze::Capabilities::thinking_default`]):
+//!    the analysis' generation prompt with thinking on ([`Analysis::generation_prompt`]) or off
+//!    ([`Analysis::generation_prompt_no_thinking`]) is read as the tail;
+//! 5. otherwise (or when the prompt opened nothing) content — the model may still open reasoning at the
+//!    very start of its output — or, for a delimiter style, reasoning unless thinking is known to be off.
+//!
+//! ```
+//! use parser_auto::analyze::{Analysis, Markers, ReasoningMode, ToolFormat};
+//! use parser_auto::ParseOptions;
+//!
+//! // Qwen3-Coder-style calls, `<think>` reasoning forced open by the prompt.
+//! let analysis = Analysis {
+//!     reasoning: ReasoningMode::TagBased,
+//!     tools: ToolFormat::TagWithTagged,
+//!     markers: Markers {
+//!         reasoning_start: "<think>".into(),
+//!         reasoning_end: "</think>".into(),
+//!         per_call_start: "<tool_call>".into(),
+//!         per_call_end: "</tool_call>".into(),
+//!         func_name_prefix: "<function=".into(),
+//!         func_name_suffix: ">".into(),
+//!         func_close: "</function>".into(),
+//!         arg_name_prefix: "<parameter=".into(),
+//!         arg_name_suffix: ">".into(),
+//!         arg_value_suffix: "</parameter>".into(),
+//!         ..Markers::default()
+//!     },
+//!     generation_prompt: "<|im_start|>assistant\n<think>\n".into(),
+//!     ..Analysis::default()
+//! };
+//! let options = ParseOptions::new().with_prompt_tail("<|im_start|>assistant\n<think>\n");
+//! let message = parser_auto::generic::parser_for(&analysis, &options).parse(concat!(
+//!     "The user wants Paris.</think>\n",
+//!     "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+//! ));
+//! assert_eq!(message.reasoning.as_deref(), Some("The user wants Paris."));
+//! assert_eq!(message.tool_calls[0].name, "get_weather");
+//! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
+//! ```
+
+mod head;
+mod syntax;
+mod tools;
+
+use std::sync::Arc;
+
+use parser_core::intern::reasoning_syntax;
+use parser_core::{
+    BlockInReasoning, Composed, NoReasoning, ParseOptions, Parser, ReasoningFormat,
+    ReasoningSyntax, Stage, ThinkTagReasoningParser,
+};
+
+use crate::analyze::{Analysis, ReasoningMode};
+use syntax::Syntax;
+use tools::GenericToolParser;
+
+/// The name of every parser built here.
+pub const NAME: &str = "auto";
+
+/// The parser for outputs of a template with this analysis, for one request.
+///
+/// Never fails: an analysis with no usable markers gives a parser that reports everything as content.
+pub fn parser_for(analysis: &Analysis, options: &ParseOptions) -> Parser {
+    let syntax = Arc::new(Syntax::new(analysis));
+    let openers = syntax.openers;
+    let tools = GenericToolParser::new(syntax, options);
+    let Some(reasoning) = reasoning_of(analysis, openers) else {
+        return Parser::new(
+            NAME,
+            Composed::new(NoReasoning, tools, Stage::Content, false),
+        );
+    };
+    let stage = stage_for(analysis, reasoning, options);
+    let inline = options.reasoning_format == ReasoningFormat::Inline;
+    let parser = ThinkTagReasoningParser::new(reasoning, stage)
+        .inline(inline)
+        .blocks_in_reasoning(BlockInReasoning::Hold);
+    Parser::new(NAME, Composed::new(parser, tools, stage, inline))
+}
+
+/// Every marker of the analysis, whole (trimmed, interned): how a server delivers special tokens, for
+/// chunking tests and for tokenizers that must keep them.
+pub fn markers(analysis: &Analysis) -> &'static [&'static str] {
+    Syntax::new(analysis).tokens
+}
+
+/// The reasoning syntax of the analysis, or `None` when it has no reasoning (or no end marker, which
+/// leaves nothing to split on).
+fn reasoning_of(
+    analysis: &Analysis,
+    block_openers: &'static [&'static str],
+) -> Option<&'static ReasoningSyntax> {
+    let start = analysis.markers.reasoning_start.trim();
+    let end = analysis.markers.reasoning_end.trim();
+    if analysis.reasoning == ReasoningMode::None || end.is_empty() {
+        return None;
+    }
+    let turn_start = turn_starts(analysis, start);
+    let turn_start: Vec<&str> = turn_start.iter().map(String::as_str).collect();
+    let ignore: Vec<&str> = analysis.end_of_turn.iter().map(|t| t.trim()).collect();
+    Some(reasoning_syntax(
+        &[start],
+        &[end],
+        &turn_start,
+        &ignore,
+        block_openers,
+    ))
+}
+
+/// Where the assistant's turn starts in a prompt, so that reasoning markers of earlier turns never count:
+/// each generation prompt up to the reasoning start marker, trimmed — only from prompts that hold the
+/// marker, since the part of a prompt without it may stand after the marker in a real prompt — or, for a
+/// delimiter style, the whole generation prompt.
+fn turn_starts(analysis: &Analysis, start: &str) -> Vec<String> {
+    let prompts = std::iter::once(analysis.generation_prompt.as_str())
+        .chain(analysis.generation_prompt_no_thinking.as_deref());
+    let mut turns: Vec<String> = Vec::new();
+    for prompt in prompts {
+        let head = match (start.is_empty(), prompt.find(start)) {
+            (false, Some(at)) => &prompt[..at],
+            (false, None) => continue,
+            (true, _) => prompt,
+        };
+        let head = head.trim();
+        if !head.is_empty() && !turns.iter().any(|t| t == head) {
+            turns.push(head.to_owned());
+        }
+    }
+    turns
+}
+
+/// The stage the output starts in; see the module docs.
+fn stage_for(analysis: &Analysis, syntax: &ReasoningSyntax, options: &ParseOptions) -> Stage {
+    let detector = &syntax.detector;
+    let delimiter = detector.open.is_empty();
+    if let Some(stage) = options.stage {
+        return stage;
+    }
+    let thinking = options
+        .enable_thinking
+        .or(analysis.capabilities.thinking_default);
+    // Nothing in the generation prompt: a delimiter style starts in reasoning unless thinking is off.
+    let unmarked = if delimiter && thinking != Some(false) {
+        Stage::Reasoning
+    } else {
+        Stage::Content
+    };
+    if let Some(tail) = options.prompt_tail.as_deref() {
+        match read_tail(syntax, tail) {
+            Tail::Stage(stage) => return stage,
+            Tail::Unmarked => return unmarked,
+            Tail::Unknown => {}
+        }
+    }
+    if let (Some(ids), Some(table)) = (&options.prompt_token_ids, &options.special_tokens)
+        && let Some(stage) = detector.from_token_ids(ids, table)
+    {
+        return stage;
+    }
+    let prompt = match thinking {
+        Some(false) => analysis.generation_prompt_no_thinking.as_deref(),
+        _ => Some(analysis.generation_prompt.as_str()),
+    };
+    match prompt.map(|tail| read_tail(syntax, tail)) {
+        Some(Tail::Stage(stage)) => stage,
+        _ => unmarked,
+    }
+}
+
+/// What a prompt tail says about the stage.
+enum Tail {
+    /// The reasoning markers at its end decide.
+    Stage(Stage),
+    /// The assistant's turn starts in it, with no reasoning marker after: the prompt opened nothing.
+    Unmarked,
+    /// It does not say.
+    Unknown,
+}
+
+/// Reads a prompt tail: after the last assistant-turn start, the last reasoning marker decides (a start
+/// marker, possibly followed by text such as a prefill: reasoning; an end marker: content). Without a turn
+/// start, a start marker with no end marker after it means reasoning, and an end marker at the very end
+/// means content.
+fn read_tail(syntax: &ReasoningSyntax, tail: &str) -> Tail {
+    let detector = &syntax.detector;
+    let last = |text: &str, markers: &[&str]| markers.iter().filter_map(|m| text.rfind(m)).max();
+    let turn = detector
+        .turn_start
+        .iter()
+        .filter_map(|m| tail.rfind(m).map(|at| at + m.len()))
+        .max();
+    let region = turn.map_or(tail, |at| &tail[at..]);
+    match (last(region, detector.open), last(region, detector.close)) {
+        (Some(open), close) if close.is_none_or(|close| close < open) => {
+            Tail::Stage(Stage::Reasoning)
+        }
+        (_, Some(_)) if turn.is_some() => Tail::Stage(Stage::Content),
+        _ if turn.is_some() => Tail::Unmarked,
+        _ if detector.close.iter().any(|m| tail.trim_end().ends_with(m)) => {
+            Tail::Stage(Stage::Content)
+        }
+        _ => Tail::Unknown,
+    }
+}

@@ -1,0 +1,464 @@
+//! The generic tool-call parser: one state machine for the three formats of the analysis, on the core
+//! scanner ([`Carry`], [`MarkerSet`], [`Calls::scan_content`]), [`JsonCall`] for JSON calls, a
+//! [`JsonScanner`] for JSON arguments, and [`ObjectArgs`] + [`TaggedValue`] for tagged arguments.
+
+use std::sync::Arc;
+
+use parser_core::{
+    CallEnd, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus, Literal,
+    ObjectArgs, ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueType,
+    find_within, leading_ws, literal_at,
+};
+
+use super::head::{HEAD_LIMIT, Head, Stop, head, param_head};
+use super::syntax::{DROP, Syntax};
+use crate::analyze::{CallIdPosition, ToolFormat};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// JSON_NATIVE without markers: nothing but whitespace seen yet, so a `{` may still open a call.
+    Start,
+    /// Content: scanning for call openers.
+    Content,
+    /// The text starts with a call opener; nothing is committed until the name is complete.
+    Head,
+    /// A JSON call object, read by [`JsonCall`] (committed at its complete name).
+    Json,
+    /// TAG_WITH_JSON, after the name: whitespace and argument markers before the object.
+    ArgsLead,
+    /// TAG_WITH_JSON: inside the arguments object, streamed raw.
+    ArgsObject,
+    /// Arguments or a call body that are not what the format says: raw text, the call flagged invalid.
+    Raw,
+    /// TAG_WITH_TAGGED: inside a call, between arguments.
+    Body,
+    /// TAG_WITH_TAGGED: the text starts with an argument name prefix.
+    ParamHead,
+    /// A string argument: streamed, escaped, as it arrives.
+    StringValue,
+    /// Another argument: collected, typed by the schema when it closes.
+    RawValue,
+    /// After a call: framing, separators, the next call, or the end of the block.
+    AfterCall,
+}
+
+/// The tool-call parser built from an analysis; see the module docs of [`super`].
+#[derive(Clone, Debug)]
+pub(super) struct GenericToolParser {
+    carry: Carry,
+    machine: Machine,
+}
+
+#[derive(Clone, Debug)]
+struct Machine {
+    syntax: Arc<Syntax>,
+    state: State,
+    calls: Calls,
+    json: JsonCall,
+    /// Text consumed from the opener to the JSON object, while no call of the block is committed
+    /// (content, if the object is no call).
+    block_raw: String,
+    /// Inside a JSON array of calls.
+    in_array: bool,
+    scanner: JsonScanner,
+    tools: Option<Arc<Tools>>,
+    /// The open call's name (schema lookups).
+    function: String,
+    args: ObjectArgs,
+    reader: TaggedValue,
+    value_type: ValueType,
+    value: String,
+}
+
+impl GenericToolParser {
+    pub(super) fn new(syntax: Arc<Syntax>, options: &ParseOptions) -> Self {
+        let state = if syntax.bare {
+            State::Start
+        } else {
+            State::Content
+        };
+        let json = JsonCall::with_fields(syntax.json);
+        GenericToolParser {
+            carry: Carry::new(),
+            machine: Machine {
+                syntax,
+                state,
+                calls: Calls::new(options),
+                json,
+                block_raw: String::new(),
+                in_array: false,
+                scanner: JsonScanner::object(),
+                tools: options.tools.clone(),
+                function: String::new(),
+                args: ObjectArgs::new(),
+                reader: TaggedValue::new(),
+                value_type: ValueType::String,
+                value: String::new(),
+            },
+        }
+    }
+}
+
+impl ToolParser for GenericToolParser {
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        self.carry
+            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+    }
+
+    fn finish(&mut self, out: &mut dyn Sink) {
+        self.carry
+            .finish(&mut self.machine, |m, text| m.run(text, true, out));
+        let m = &mut self.machine;
+        if m.calls.is_open() {
+            // Cut off inside a call: write what was read, flagged invalid — unless nothing in the
+            // format could have closed it.
+            let mut valid = false;
+            match m.state {
+                State::StringValue => m.args.string_end(&mut m.calls, out),
+                State::RawValue => {
+                    let typed = m.value_type.coerce(&m.value);
+                    m.args.value(&mut m.calls, out, &typed);
+                }
+                State::Body if !m.syntax.has_closer => {
+                    m.args.finish(&mut m.calls, out);
+                    valid = true;
+                }
+                _ => {}
+            }
+            m.calls.end(out, valid);
+        }
+        m.state = State::Content;
+    }
+
+    fn block_openers(&self) -> &'static [&'static str] {
+        self.machine.syntax.openers
+    }
+
+    fn in_block(&self) -> bool {
+        !matches!(self.machine.state, State::Content | State::Start)
+    }
+}
+
+impl Machine {
+    /// Runs the state machine over `text`; returns how much was consumed.
+    fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        let syntax = Arc::clone(&self.syntax);
+        let s = &*syntax;
+        let mut pos = 0;
+        loop {
+            let rest = &text[pos..];
+            match self.state {
+                State::Start => {
+                    let ws = leading_ws(rest);
+                    self.calls.content(out, &rest[..ws]);
+                    pos += ws;
+                    match text.as_bytes().get(pos) {
+                        None => return pos,
+                        Some(b'{') => self.enter_json(""),
+                        Some(b'[') if s.array => self.state = State::Head,
+                        Some(_) => self.state = State::Content,
+                    }
+                }
+                State::Content => {
+                    match self
+                        .calls
+                        .scan_content(out, rest, eof, s.content, Some(DROP))
+                    {
+                        ContentStep::Consumed(used) => return pos + used,
+                        ContentStep::Opener { at, .. } => {
+                            pos += at;
+                            self.state = State::Head;
+                        }
+                    }
+                }
+                State::Head => match head(s, rest, eof) {
+                    Err(Stop::More) if !eof => return pos,
+                    Err(_) => {
+                        // Not a call: the opener is content, and the text after it is scanned again.
+                        let len = s.opener_len(rest);
+                        self.calls.content(out, &rest[..len]);
+                        pos += len;
+                        self.in_array = false;
+                        self.state = State::Content;
+                    }
+                    Ok(Head::Json { at, array }) => {
+                        self.in_array = array;
+                        self.enter_json(&rest[..at]);
+                        pos += at;
+                    }
+                    Ok(Head::Tag { name, id, len }) => {
+                        self.open_call(out, name, id);
+                        pos += len;
+                    }
+                },
+                State::Json => {
+                    let (used, end) = self.json.run(rest, eof, s.stops, &mut self.calls, out);
+                    pos += used;
+                    match end {
+                        CallEnd::Open => return pos,
+                        CallEnd::Closed { valid } => {
+                            self.calls.end(out, valid);
+                            self.block_raw.clear();
+                            self.state = State::AfterCall;
+                        }
+                        CallEnd::NotACall => {
+                            // Never a call: the opener, what followed it and what the object reader
+                            // consumed are content.
+                            self.calls.content(out, &self.block_raw);
+                            self.block_raw.clear();
+                            self.calls.content(out, self.json.raw());
+                            self.in_array = false;
+                            self.state = State::Content;
+                        }
+                    }
+                }
+                State::ArgsLead => {
+                    let ws = leading_ws(rest);
+                    pos += ws;
+                    let rest = &rest[ws..];
+                    if rest.is_empty() {
+                        return pos;
+                    }
+                    match literal_at(rest, s.args_openers, eof) {
+                        Literal::Whole(len) => pos += len,
+                        Literal::Partial => return pos,
+                        Literal::No if rest.starts_with('{') => {
+                            self.scanner.reset();
+                            self.state = State::ArgsObject;
+                        }
+                        Literal::No => self.state = State::Raw,
+                    }
+                }
+                State::ArgsObject => {
+                    let (used, status) = self.scanner.feed(rest);
+                    self.calls.args(out, &rest[..used]);
+                    pos += used;
+                    match status {
+                        JsonStatus::Partial => return pos,
+                        JsonStatus::Complete => {
+                            self.calls.end(out, true);
+                            self.state = State::AfterCall;
+                        }
+                        JsonStatus::Invalid => self.state = State::Raw,
+                    }
+                }
+                State::Raw => match s.stops.find(rest, eof) {
+                    None => {
+                        self.calls.args(out, rest);
+                        return text.len();
+                    }
+                    Some(Found::Partial { start }) => {
+                        self.calls.args(out, &rest[..start]);
+                        return pos + start;
+                    }
+                    Some(Found::Marker { start, .. }) => {
+                        // The end of the call (or the next call) is framing for the state after it.
+                        self.calls.args(out, &rest[..start]);
+                        pos += start;
+                        self.calls.end(out, false);
+                        self.state = State::AfterCall;
+                    }
+                },
+                State::Body => {
+                    let ws = leading_ws(rest);
+                    pos += ws;
+                    let after = &rest[ws..];
+                    if after.is_empty() {
+                        return pos;
+                    }
+                    // One longest-match decision over everything a body may go on with, so that a
+                    // short marker is never taken while a longer one may still match.
+                    match literal_at(after, s.body_literals, eof) {
+                        Literal::Partial => return pos,
+                        Literal::No => self.state = State::Raw,
+                        Literal::Whole(len) => {
+                            let marker = &after[..len];
+                            if marker == s.arg_name_prefix {
+                                self.state = State::ParamHead;
+                            } else if s.block_ends.contains(&marker) || s.openers.contains(&marker)
+                            {
+                                // The call ends (a missing function close is tolerated before the end
+                                // of the block or the next call); the marker is framing for the state
+                                // after it.
+                                self.close_call(out);
+                                self.state = State::AfterCall;
+                            } else {
+                                // Framing between arguments.
+                                pos += len;
+                            }
+                        }
+                    }
+                }
+                State::ParamHead => match param_head(s, rest, eof) {
+                    Err(Stop::More) if !eof => return pos,
+                    Err(_) => self.state = State::Raw,
+                    Ok((key, len)) => {
+                        self.open_param(out, key);
+                        pos += len;
+                    }
+                },
+                State::StringValue => {
+                    let Machine {
+                        reader,
+                        args,
+                        calls,
+                        ..
+                    } = self;
+                    let (used, end) =
+                        reader.run(rest, eof, s.value, |t| args.string_chunk(calls, out, t));
+                    pos += used;
+                    match end {
+                        ValueEnd::Open | ValueEnd::Truncated => return pos,
+                        ValueEnd::Closed | ValueEnd::Interrupted => {
+                            self.args.string_end(&mut self.calls, out);
+                            self.state = State::Body;
+                        }
+                    }
+                }
+                State::RawValue => {
+                    let Machine { reader, value, .. } = self;
+                    let (used, end) = reader.run(rest, eof, s.value, |t| value.push_str(t));
+                    pos += used;
+                    match end {
+                        ValueEnd::Open | ValueEnd::Truncated => return pos,
+                        ValueEnd::Closed | ValueEnd::Interrupted => {
+                            let typed = self.value_type.coerce(&self.value);
+                            self.args.value(&mut self.calls, out, &typed);
+                            self.state = State::Body;
+                        }
+                    }
+                }
+                State::AfterCall => match self.after_call(s, rest, eof) {
+                    After::Hold => return pos,
+                    After::Skip(len) => pos += len,
+                    After::Go(len, state) => {
+                        pos += len;
+                        if state == State::Json {
+                            self.enter_json("");
+                        } else {
+                            self.state = state;
+                        }
+                    }
+                    After::Content => {
+                        // The block is over; whitespace and what follows are content.
+                        self.in_array = false;
+                        self.state = State::Content;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Decides what follows a call. Whitespace is only consumed with what comes after it, so that it
+    /// stays content when the block is over.
+    fn after_call(&mut self, s: &Syntax, rest: &str, eof: bool) -> After {
+        let ws = leading_ws(rest);
+        if ws > HEAD_LIMIT {
+            return After::Content;
+        }
+        let after = &rest[ws..];
+        let Some(&first) = after.as_bytes().first() else {
+            return if eof { After::Content } else { After::Hold };
+        };
+        if self.in_array {
+            return match first {
+                b',' => After::Skip(ws + 1),
+                b']' => {
+                    self.in_array = false;
+                    After::Skip(ws + 1)
+                }
+                b'{' => After::Go(ws, State::Json),
+                _ => After::Content,
+            };
+        }
+        // One longest-match decision over framing, the next call and a late call id.
+        match literal_at(after, s.after_literals, eof) {
+            Literal::Partial => return After::Hold,
+            Literal::No => {}
+            Literal::Whole(len) => {
+                let marker = &after[..len];
+                if s.openers.contains(&marker) {
+                    return After::Go(ws, State::Head);
+                }
+                if s.call_id == CallIdPosition::PostArgs && marker == s.call_id_prefix {
+                    // An id after the arguments comes too late to be the call's id: it is skipped as
+                    // framing.
+                    let id = &after[len..];
+                    return match find_within(id, s.call_id_suffix, HEAD_LIMIT) {
+                        _ if s.call_id_suffix.is_empty() => After::Skip(ws + len),
+                        Some(at) => After::Skip(ws + len + at + s.call_id_suffix.len()),
+                        None if eof || id.len() > HEAD_LIMIT => After::Skip(ws + len),
+                        None => After::Hold,
+                    };
+                }
+                return After::Skip(ws + len);
+            }
+        }
+        if s.format == ToolFormat::JsonNative && first == b'{' {
+            // Another call object right after this one (no separator, or an unwrapped sequence).
+            return After::Go(ws, State::Json);
+        }
+        After::Content
+    }
+
+    fn enter_json(&mut self, raw: &str) {
+        self.block_raw.clear();
+        self.block_raw.push_str(raw);
+        self.json.reset();
+        self.state = State::Json;
+    }
+
+    fn open_call(&mut self, out: &mut dyn Sink, name: &str, id: Option<&str>) {
+        if let Some(tools) = &self.tools
+            && tools.get(name).is_none()
+        {
+            // Still a call (DESIGN §4.6): the caller decides what to do with it.
+            tracing::debug!(name, "call to a tool the request does not declare");
+        }
+        self.calls.start(out, name, id);
+        self.function.clear();
+        self.function.push_str(name);
+        self.args.reset();
+        self.state = match self.syntax.format {
+            ToolFormat::TagWithTagged => State::Body,
+            _ => State::ArgsLead,
+        };
+    }
+
+    fn close_call(&mut self, out: &mut dyn Sink) {
+        self.args.finish(&mut self.calls, out);
+        self.calls.end(out, true);
+    }
+
+    fn open_param(&mut self, out: &mut dyn Sink, key: &str) {
+        // Typed by the schema; an argument the schema does not declare stays a string (DESIGN §4.8).
+        self.value_type = self
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.get(&self.function))
+            .and_then(|tool| tool.param(key))
+            .cloned()
+            .unwrap_or(ValueType::String);
+        self.reader = TaggedValue::new();
+        self.args.key(&mut self.calls, out, key);
+        if self.value_type.is_string() {
+            self.args.string_start(&mut self.calls, out);
+            self.state = State::StringValue;
+        } else {
+            self.value.clear();
+            self.state = State::RawValue;
+        }
+    }
+}
+
+/// What follows a call.
+enum After {
+    /// Not decided: hold the text.
+    Hold,
+    /// Framing of this many bytes: consumed, still between calls.
+    Skip(usize),
+    /// Whitespace of this many bytes, then the state to go on in.
+    Go(usize, State),
+    /// The block is over.
+    Content,
+}
