@@ -44,6 +44,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod analyze;
+pub mod generic;
+pub mod template;
+
 pub use parser_core::{
     Accumulator, Delta, Deltas, Error, ErrorKind, ParseOptions, ParsedMessage, Parser, ParserEntry,
     Policy, ReasoningFormat, Sink, SpecialTokens, Stage, ToolCall, Tools, preview_arguments,
@@ -92,6 +96,170 @@ pub fn entry_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
 /// Every registered parser of the enabled families, sorted by family and name.
 pub fn entries() -> Vec<&'static ParserEntry> {
     parser_core::entries()
+}
+
+/// How a parser was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// A family parser, found by the model name.
+    ModelName(&'static str),
+    /// A family parser, whose marker signature the chat template matches.
+    TemplateSignature(&'static str),
+    /// The generic parser built from the template's differential analysis.
+    Analyzer,
+    /// Nothing matched: everything is content.
+    PlainContent,
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Route::ModelName(name) => write!(f, "family parser `{name}` (by model name)"),
+            Route::TemplateSignature(name) => {
+                write!(f, "family parser `{name}` (by template signature)")
+            }
+            Route::Analyzer => f.write_str("generic parser from the template's analysis"),
+            Route::PlainContent => f.write_str("plain content (no parser matched)"),
+        }
+    }
+}
+
+/// A parser and how it was chosen.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The parser, ready for one output.
+    pub parser: Parser,
+    /// The route taken.
+    pub route: Route,
+}
+
+/// Family signatures: special tokens only one family writes, checked in the template source.
+fn signature_entry(source: &str) -> Option<&'static str> {
+    if source.contains("<|channel|>") && source.contains("<|message|>") {
+        return Some("gpt-oss");
+    }
+    if source.contains("<|tool_calls_section_begin|>")
+        || source.contains("<|tool_call_section_begin|>")
+    {
+        return Some(if source.contains("<think>") {
+            "kimi-k2-thinking"
+        } else {
+            "kimi-k2"
+        });
+    }
+    if source.contains("<｜DSML｜") {
+        return Some("deepseek-v3.2");
+    }
+    if source.contains("<｜tool▁calls▁begin｜>") || source.contains("<｜tool▁sep｜>") {
+        // R1 and V3 write `function<｜tool▁sep｜>NAME` and a ```json fence; V3.1 writes `NAME<｜tool▁sep｜>`.
+        return Some(if source.contains("```json") {
+            "deepseek-r1"
+        } else {
+            "deepseek-v3.1"
+        });
+    }
+    None
+}
+
+/// The parser for a chat template (model name withheld): a family whose signature the template matches,
+/// else the generic parser built from the template's differential analysis. See [`resolve`].
+pub fn for_template(template: &template::ChatTemplate, options: &ParseOptions) -> Resolved {
+    resolve(None, Some(template), options).unwrap_or_else(|_| Resolved {
+        parser: plain_content(options),
+        route: Route::PlainContent,
+    })
+}
+
+/// Picks a parser from what is known: a family by model name first; else a family whose signature the
+/// template matches (GPT-OSS's `<|channel|>`, Kimi's section tokens, DeepSeek's special tokens); else
+/// the analyzer on the template; else plain content, with a `tracing` warning. Says which route was taken.
+///
+/// An error only when neither a model name nor a template was given.
+pub fn resolve(
+    model: Option<&str>,
+    template: Option<&template::ChatTemplate>,
+    options: &ParseOptions,
+) -> Result<Resolved, Error> {
+    if let Some(model) = model
+        && let Ok(entry) = entry_for_model(model)
+    {
+        return Ok(Resolved {
+            parser: entry.parser(options),
+            route: Route::ModelName(entry.name),
+        });
+    }
+    let Some(template) = template else {
+        return Err(Error::new(ErrorKind::UnknownModel(
+            model.unwrap_or("").to_owned(),
+        )));
+    };
+    let options = with_template_tokens(options, template);
+    if let Some(name) = signature_entry(template.source())
+        && let Ok(entry) = entry_by_name(name)
+    {
+        return Ok(Resolved {
+            parser: entry.parser(&options),
+            route: Route::TemplateSignature(entry.name),
+        });
+    }
+    let analysis = analysis_for(template);
+    if analysis.tools == analyze::ToolFormat::None
+        && analysis.reasoning == analyze::ReasoningMode::None
+    {
+        tracing::warn!(
+            template = template.name(),
+            "no tool or reasoning format found: plain content"
+        );
+    }
+    Ok(Resolved {
+        parser: generic::parser_for(&analysis, &options),
+        route: Route::Analyzer,
+    })
+}
+
+/// The route a template takes when no model name is known: a family by signature, or the analyzer.
+pub fn route_for_template(template: &template::ChatTemplate) -> Route {
+    match signature_entry(template.source()).and_then(|name| entry_by_name(name).ok()) {
+        Some(entry) => Route::TemplateSignature(entry.name),
+        None => Route::Analyzer,
+    }
+}
+
+/// The template's special-token table, for stage detection from token ids, unless the request brought
+/// its own.
+fn with_template_tokens(options: &ParseOptions, template: &template::ChatTemplate) -> ParseOptions {
+    let mut options = options.clone();
+    if options.special_tokens.is_none() {
+        options.special_tokens = template.special_tokens().cloned();
+    }
+    options
+}
+
+/// The analysis of a template, computed once per distinct template source and cached.
+pub fn analysis_for(template: &template::ChatTemplate) -> std::sync::Arc<analyze::Analysis> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<analyze::Analysis>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = format!(
+        "{}\u{0}{}\u{0}{}",
+        template.source(),
+        template.bos_token(),
+        template.eos_token()
+    );
+    if let Some(found) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return found;
+    }
+    let analysis = Arc::new(analyze::analyze(template));
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, analysis.clone());
+    }
+    analysis
+}
+
+/// A parser that reports everything as content.
+fn plain_content(options: &ParseOptions) -> Parser {
+    generic::parser_for(&analyze::Analysis::default(), options)
 }
 
 /// The README's examples, compiled and run as doctests.
