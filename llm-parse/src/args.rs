@@ -23,16 +23,27 @@ USAGE:
   llm-parse                                  parse the built-in sample of every parser and show it
   llm-parse --model MODEL [OPTIONS] [FILE|-] parse FILE (or stdin) with the parser for MODEL
   llm-parse --parser NAME [OPTIONS] [FILE|-] ... with a parser picked by name (see --list)
+  llm-parse --template FILE [OPTIONS] [FILE|-]
+                                             ... with the parser the model's chat template calls for
+  llm-parse --model-dir DIR [OPTIONS] [FILE|-]
+                                             ... with the chat template of a Hugging Face model dir
+  llm-parse --analyze TEMPLATE|DIR [--json]  what the template analysis finds, and the route taken
   llm-parse --batch CASES.jsonl [--chunk ..] one JSON result line per test case
   llm-parse --list                           the registered parsers, their aliases and models
 
 CHOOSING THE PARSER:
   --model MODEL           a model id, e.g. deepseek-ai/DeepSeek-R1 or unsloth/DeepSeek-V3.1-GGUF
                           (organisation prefixes and -GGUF/-AWQ/-FP8... suffixes are ignored)
-  --parser NAME           a parser name or alias, e.g. deepseek-r1, deepseek_v31 (wins over --model)
-  --template FILE         the model's Jinja chat template, for models no parser knows
-                          (template analysis is not available yet: this fails unless
-                          --model or --parser also names a registered parser)
+  --parser NAME           a parser name or alias, e.g. deepseek-r1, deepseek_v31 (wins over
+                          --model and the template)
+  --template FILE         the model's chat template: a .jinja file, or a tokenizer_config.json
+                          or chat_template.json (a directory is read as with --model-dir)
+  --model-dir DIR         a Hugging Face model directory: its chat_template.jinja,
+                          chat_template.json or tokenizer_config.json, with its special tokens
+  With a template (--template or --model-dir), a --model that a registered parser knows still
+  picks that parser; otherwise the template does: the family parser whose special tokens it
+  writes, else a generic parser configured by the template's analysis (see --analyze). The
+  route taken is printed on stderr as one line, 'llm-parse: route: ...'.
 
 DESCRIBING THE REQUEST:
   --prompt-tail TEXT      the end of the rendered prompt, e.g. '<｜Assistant｜><think>';
@@ -60,11 +71,23 @@ STREAMING:
 BATCH (conformance runs):
   --batch FILE.jsonl|-    read test cases in the corpus format (corpus/VECTOR_FORMAT.md; the
                           \"expected\" field is ignored) and write one line per case:
-                          {\"id\", \"reasoning\", \"content\", \"tool_calls\", \"error\"}.
-                          A bad line or an unknown model sets \"error\" for that case only.
-                          Works with --chunk and --strict.
-  --templates DIR         where the cases' \"template\" files live (for now only checked,
-                          since template analysis is not available yet)
+                          {\"id\", \"reasoning\", \"content\", \"tool_calls\", \"error\", \"route\"}
+                          (\"route\": how the case's parser was chosen). A bad line, an unknown
+                          model or a template that cannot be loaded sets \"error\" for that
+                          case only. Works with --chunk and --strict.
+  --templates DIR         where the cases' \"template\" files live: a case naming one is parsed
+                          by its model name when a registered parser knows it, else by its
+                          template (as with --template)
+  --ignore-model          withhold the cases' \"model\": every parser is picked by the case's
+                          template alone
+
+ANALYSIS (when a new model misbehaves):
+  --analyze TEMPLATE|DIR  analyse a chat template (.jinja, tokenizer_config.json or
+                          chat_template.json) or a model directory's template, and print the
+                          detected reasoning, content and tool-call modes, the markers, the
+                          capabilities, the preserved tokens and the route a model with this
+                          template takes when its name is unknown
+  --json                  with --analyze: print the analysis as JSON instead
 
 OTHER:
   --list                  list the registered parsers
@@ -79,6 +102,10 @@ EXAMPLES:
   llm-parse --model deepseek-ai/DeepSeek-V3.1 --prompt-tail '<｜Assistant｜><think>' out.txt
   llm-parse --parser deepseek_v31 --tools tools.json --stream --chunk 3 out.txt
   llm-parse --batch corpus/vllm/deepseek_v31.jsonl --chunk random:7
+  llm-parse --template templates/Qwen3-Coder.jinja --tools tools.json out.txt
+  llm-parse --model-dir ~/models/Qwen3-8B --stream out.txt
+  llm-parse --analyze templates/Qwen3-Coder.jinja
+  llm-parse --batch corpus/llama_cpp/glm.jsonl --templates templates --ignore-model
 
 Generated call ids come from a fixed seed: the same input always gives the same output.
 Errors go to stderr, prefixed 'llm-parse: error:', with exit code 2.
@@ -102,6 +129,15 @@ pub enum Input {
     File(PathBuf),
 }
 
+/// Where a chat template comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplateSource {
+    /// `--template FILE`: a `.jinja` file or a tokenizer config (a directory is read as a model dir).
+    File(PathBuf),
+    /// `--model-dir DIR`: a Hugging Face model directory.
+    ModelDir(PathBuf),
+}
+
 /// Parsing one output: which parser, what the request said, and how to drive it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunArgs {
@@ -109,8 +145,8 @@ pub struct RunArgs {
     pub model: Option<String>,
     /// `--parser`.
     pub parser: Option<String>,
-    /// `--template`.
-    pub template: Option<PathBuf>,
+    /// `--template` or `--model-dir`.
+    pub template: Option<TemplateSource>,
     /// `--prompt-tail`.
     pub prompt_tail: Option<String>,
     /// `--thinking`.
@@ -142,6 +178,17 @@ pub struct BatchArgs {
     pub templates: Option<PathBuf>,
     /// `--strict`, for every case.
     pub strict: bool,
+    /// `--ignore-model`: withhold the cases' model names.
+    pub ignore_model: bool,
+}
+
+/// Analysing a chat template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalyzeArgs {
+    /// The template file or model directory.
+    pub path: PathBuf,
+    /// `--json`: the analysis as JSON instead of the report.
+    pub json: bool,
 }
 
 /// What the user asked for.
@@ -159,6 +206,8 @@ pub enum Command {
     Run(RunArgs),
     /// `--batch`.
     Batch(BatchArgs),
+    /// `--analyze`.
+    Analyze(AnalyzeArgs),
 }
 
 /// Every flag as typed, before the mode is decided.
@@ -169,9 +218,13 @@ struct Raw {
     list: bool,
     strict: bool,
     stream: bool,
+    json: bool,
+    ignore_model: bool,
     model: Option<String>,
     parser: Option<String>,
     template: Option<String>,
+    model_dir: Option<String>,
+    analyze: Option<String>,
     templates: Option<String>,
     prompt_tail: Option<String>,
     thinking: Option<String>,
@@ -205,6 +258,15 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
     if raw.list {
         return Ok(Command::List);
     }
+    if raw.json && raw.analyze.is_none() {
+        return Err("`--json` only applies to --analyze".to_owned());
+    }
+    if raw.ignore_model && raw.batch.is_none() {
+        return Err("`--ignore-model` only applies to --batch".to_owned());
+    }
+    if let Some(path) = raw.analyze.clone() {
+        return analyze_command(raw, path);
+    }
     match raw.batch.clone() {
         Some(file) => batch_command(raw, file),
         None => run_command(raw),
@@ -237,11 +299,16 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--list" => Some(&mut raw.list),
             "--strict" => Some(&mut raw.strict),
             "--stream" => Some(&mut raw.stream),
+            "--json" => Some(&mut raw.json),
+            "--ignore-model" => Some(&mut raw.ignore_model),
             _ => None,
         };
         if let Some(switch) = switch {
             if inline.is_some() {
                 return Err(format!("`{flag}` takes no value"));
+            }
+            if *switch {
+                return Err(format!("`{flag}` is given twice"));
             }
             *switch = true;
             continue;
@@ -250,6 +317,8 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--model" => &mut raw.model,
             "--parser" => &mut raw.parser,
             "--template" => &mut raw.template,
+            "--model-dir" => &mut raw.model_dir,
+            "--analyze" => &mut raw.analyze,
             "--templates" => &mut raw.templates,
             "--prompt-tail" => &mut raw.prompt_tail,
             "--thinking" => &mut raw.thinking,
@@ -281,6 +350,7 @@ fn batch_command(raw: Raw, file: String) -> Result<Command, String> {
         ("--model", raw.model.is_some()),
         ("--parser", raw.parser.is_some()),
         ("--template", raw.template.is_some()),
+        ("--model-dir", raw.model_dir.is_some()),
         ("--prompt-tail", raw.prompt_tail.is_some()),
         ("--thinking", raw.thinking.is_some()),
         ("--tools", raw.tools.is_some()),
@@ -301,16 +371,64 @@ fn batch_command(raw: Raw, file: String) -> Result<Command, String> {
         chunk: raw.chunk.as_deref().map(parse_chunk).transpose()?,
         templates: raw.templates.map(PathBuf::from),
         strict: raw.strict,
+        ignore_model: raw.ignore_model,
+    }))
+}
+
+fn analyze_command(raw: Raw, path: String) -> Result<Command, String> {
+    let not_for_analyze = [
+        ("--batch", raw.batch.is_some()),
+        ("--model", raw.model.is_some()),
+        ("--parser", raw.parser.is_some()),
+        ("--template", raw.template.is_some()),
+        ("--model-dir", raw.model_dir.is_some()),
+        ("--templates", raw.templates.is_some()),
+        ("--prompt-tail", raw.prompt_tail.is_some()),
+        ("--thinking", raw.thinking.is_some()),
+        ("--tools", raw.tools.is_some()),
+        ("--reasoning-format", raw.reasoning_format.is_some()),
+        ("--stage", raw.stage.is_some()),
+        ("--chunk", raw.chunk.is_some()),
+        ("--stream", raw.stream),
+        ("--strict", raw.strict),
+    ];
+    if let Some((flag, _)) = not_for_analyze.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "`{flag}` does not apply to --analyze, which only reads the template"
+        ));
+    }
+    if let Some(extra) = raw.positional.first() {
+        return Err(format!("unexpected argument `{extra}` with --analyze"));
+    }
+    Ok(Command::Analyze(AnalyzeArgs {
+        path: PathBuf::from(path),
+        json: raw.json,
     }))
 }
 
 fn run_command(raw: Raw) -> Result<Command, String> {
-    if raw.model.is_none() && raw.parser.is_none() && raw.template.is_none() {
+    if raw.model.is_none()
+        && raw.parser.is_none()
+        && raw.template.is_none()
+        && raw.model_dir.is_none()
+    {
         return Err(
-            "say which parser to use: --model MODEL, --parser NAME or --template FILE (see `llm-parse --help`)"
+            "say which parser to use: --model MODEL, --parser NAME, --template FILE or --model-dir DIR \
+             (see `llm-parse --help`)"
                 .to_owned(),
         );
     }
+    let template = match (raw.template, raw.model_dir) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "give the chat template once: --template FILE or --model-dir DIR, not both"
+                    .to_owned(),
+            );
+        }
+        (Some(file), None) => Some(TemplateSource::File(PathBuf::from(file))),
+        (None, Some(dir)) => Some(TemplateSource::ModelDir(PathBuf::from(dir))),
+        (None, None) => None,
+    };
     if raw.templates.is_some() {
         return Err("`--templates` only applies to --batch; use --template FILE".to_owned());
     }
@@ -323,7 +441,7 @@ fn run_command(raw: Raw) -> Result<Command, String> {
     Ok(Command::Run(RunArgs {
         model: raw.model,
         parser: raw.parser,
-        template: raw.template.map(PathBuf::from),
+        template,
         prompt_tail: raw.prompt_tail,
         thinking: raw.thinking.as_deref().map(parse_thinking).transpose()?,
         tools: raw.tools.map(PathBuf::from),
@@ -459,9 +577,55 @@ mod tests {
             &["--batch", "cases.jsonl", "extra"],
             &["--model", "a", "--templates", "dir"],
             &["file.txt"],
+            &["--template", "t.jinja", "--model-dir", "dir"],
+            &["--batch", "cases.jsonl", "--model-dir", "dir"],
+            &["--model", "a", "--ignore-model"],
+            &["--model", "a", "--json"],
+            &["--analyze", "t.jinja", "--model", "a"],
+            &["--analyze", "t.jinja", "--batch", "cases.jsonl"],
+            &["--analyze", "t.jinja", "extra"],
+            &["--analyze", "t.jinja", "--json", "--json"],
+            &["--analyze"],
         ] {
             assert!(parse_strs(args).is_err(), "{args:?} should be an error");
         }
+    }
+
+    #[test]
+    fn templates_model_dirs_and_analysis() {
+        let Ok(Command::Run(run)) = parse_strs(&["--template", "t.jinja", "out.txt"]) else {
+            panic!("not a run");
+        };
+        assert_eq!(
+            run.template,
+            Some(TemplateSource::File(PathBuf::from("t.jinja")))
+        );
+        assert_eq!(run.model, None);
+        let Ok(Command::Run(run)) = parse_strs(&["--model-dir=models/m", "--model", "m"]) else {
+            panic!("not a run");
+        };
+        assert_eq!(
+            run.template,
+            Some(TemplateSource::ModelDir(PathBuf::from("models/m")))
+        );
+        assert_eq!(run.model.as_deref(), Some("m"));
+        assert_eq!(
+            parse_strs(&["--analyze", "models/m", "--json"]),
+            Ok(Command::Analyze(AnalyzeArgs {
+                path: PathBuf::from("models/m"),
+                json: true,
+            }))
+        );
+        assert_eq!(
+            parse_strs(&["--batch", "c.jsonl", "--templates", "t", "--ignore-model"]),
+            Ok(Command::Batch(BatchArgs {
+                file: Input::File(PathBuf::from("c.jsonl")),
+                chunk: None,
+                templates: Some(PathBuf::from("t")),
+                strict: false,
+                ignore_model: true,
+            }))
+        );
     }
 
     #[test]
@@ -476,6 +640,7 @@ mod tests {
                 chunk: Some(Chunking::Fixed(3)),
                 templates: None,
                 strict: true,
+                ignore_model: false,
             }))
         );
     }

@@ -1,8 +1,10 @@
 //! `llm-parse`: parse raw LLM output into reasoning, content and tool calls from the command line.
 //!
-//! With no arguments it shows every registered parser on its built-in sample; with `--model` or `--parser`
-//! it parses a file or stdin, one-shot or streamed (`--stream`, `--chunk`); `--batch` runs a corpus file of
-//! test cases and `--list` prints the registry. Run `llm-parse --help` for the details.
+//! With no arguments it shows every registered parser on its built-in sample; with `--model`, `--parser`,
+//! `--template` or `--model-dir` it parses a file or stdin, one-shot or streamed (`--stream`, `--chunk`);
+//! `--analyze` shows what the template analysis finds and the route a model takes; `--batch` runs a
+//! corpus file of test cases (by model name or, with `--templates`, by template) and `--list` prints the
+//! registry. Run `llm-parse --help` for the details.
 //!
 //! The code is split in three: [`args`] reads the command line, [`modes`] runs what was asked, and
 //! [`output`] formats messages and deltas as JSON.

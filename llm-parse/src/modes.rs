@@ -1,17 +1,23 @@
 //! What each command does: the samples tour, the registry table, one parse (one-shot, chunked or
-//! streamed) and batch runs over a corpus file.
+//! streamed), template analysis and batch runs over a corpus file.
 
+use std::collections::HashMap;
 use std::io::{self, IsTerminal, Read, Write};
-use std::path::Path;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use parser_auto::template::ChatTemplate;
 use parser_auto::{
-    Accumulator, Deltas, ParseOptions, ParsedMessage, Parser, ReasoningFormat, Tools,
+    Accumulator, Deltas, ErrorKind, ParseOptions, ParsedMessage, Parser, ReasoningFormat, Resolved,
+    Tools,
 };
 use serde_json::Value;
 
 use crate::Failure;
-use crate::args::{BatchArgs, Chunking, Command, HELP, Input, RunArgs};
+use crate::args::{
+    AnalyzeArgs, BatchArgs, Chunking, Command, HELP, Input, RunArgs, TemplateSource,
+};
 use crate::output::{Json, delta_json, message_fields, message_json};
 
 /// The seed of generated call ids in every mode, so that the same input always prints the same output
@@ -35,6 +41,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::List => list(out),
         Command::Run(args) => run_one(&args, out),
         Command::Batch(args) => batch(&args, out),
+        Command::Analyze(args) => analyze(&args, out),
     }
 }
 
@@ -137,9 +144,13 @@ fn list(out: &mut dyn Write) -> Result<(), Failure> {
 /// Parses one output: one-shot, chunked (`--chunk`) or streamed (`--stream`).
 fn run_one(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let options = run_options(args)?;
-    // Pick the parser before reading stdin, so that a wrong model fails at once.
-    let parser = resolve(args, &options)?;
+    // Pick the parser before reading stdin, so that a wrong model or a bad template fails at once.
+    let template = args.template.as_ref().map(load_template).transpose()?;
+    let (parser, route) = resolve(args, template.as_ref(), &options)?;
     let text = read_text(&args.input, "input")?;
+    if let Some(route) = route {
+        let _ = writeln!(io::stderr(), "llm-parse: route: {route}");
+    }
 
     if args.stream {
         let chunking = args.chunk.unwrap_or(Chunking::Fixed(DEFAULT_STREAM_CHUNK));
@@ -196,37 +207,90 @@ fn read_tools(path: &Path) -> Result<Tools, Failure> {
         .map_err(|error| Failure::msg(format!("tools file `{}`: {error}", path.display())))
 }
 
-/// The parser the flags name: `--parser` first, then `--model`, then `--template`.
-fn resolve(args: &RunArgs, options: &ParseOptions) -> Result<Parser, Failure> {
+/// The parser the flags name: `--parser` first, then `--model`, then the template (`--template` or
+/// `--model-dir`), with the route taken when a template is involved.
+fn resolve(
+    args: &RunArgs,
+    template: Option<&ChatTemplate>,
+    options: &ParseOptions,
+) -> Result<(Parser, Option<String>), Failure> {
     if let Some(name) = &args.parser {
-        return parser_auto::by_name(name, options)
-            .map_err(|error| Failure::msg(error.to_string()));
-    }
-    let unknown_model = match &args.model {
-        Some(model) => match parser_auto::for_model(model, options) {
-            Ok(parser) => return Ok(parser),
-            Err(error) => Some(error.to_string()),
-        },
-        None => None,
-    };
-    match &args.template {
-        Some(path) => {
-            // Say so if the file cannot be read at all; otherwise the missing analyzer is the problem.
-            read_text(&Input::File(path.clone()), "template")?;
-            let prefix = match &args.model {
-                Some(model) => format!("no registered parser knows model `{model}`, and "),
-                None => String::new(),
-            };
-            Err(Failure::msg(format!(
-                "{prefix}template analysis (--template `{}`) is not available yet; pass --parser NAME \
-                 or a --model that a registered parser knows (see `llm-parse --list`)",
-                path.display()
-            )))
+        let entry =
+            parser_auto::entry_by_name(name).map_err(|error| Failure::msg(error.to_string()))?;
+        let Some(template) = template else {
+            return Ok((entry.parser(options), None));
+        };
+        // The template still brings its special-token table, for stage detection from token ids.
+        let mut options = options.clone();
+        if options.special_tokens.is_none() {
+            options.special_tokens = template.special_tokens().cloned();
         }
-        None => Err(Failure::msg(unknown_model.unwrap_or_else(|| {
-            "no parser selected (see `llm-parse --help`)".to_owned()
-        }))),
+        let route = format!("family parser `{}` (by --parser)", entry.name);
+        return Ok((entry.parser(&options), Some(route)));
     }
+    let Some(template) = template else {
+        // A plain --model run, as before templates existed.
+        let model = args.model.as_deref().unwrap_or_default();
+        return parser_auto::for_model(model, options)
+            .map(|parser| (parser, None))
+            .map_err(|error| Failure::msg(error.to_string()));
+    };
+    let Resolved { parser, route } =
+        parser_auto::resolve(args.model.as_deref(), Some(template), options)
+            .map_err(|error| Failure::msg(error.to_string()))?;
+    Ok((parser, Some(route.to_string())))
+}
+
+/// Loads the chat template of `--template` or `--model-dir`.
+fn load_template(source: &TemplateSource) -> Result<ChatTemplate, Failure> {
+    match source {
+        TemplateSource::File(path) => load_template_path(path),
+        TemplateSource::ModelDir(dir) if !dir.is_dir() => Err(format!(
+            "`--model-dir {}`: not a directory (a Hugging Face model directory is expected; \
+             use --template for a template file)",
+            dir.display()
+        )),
+        TemplateSource::ModelDir(dir) => ChatTemplate::from_model_dir(dir).map_err(template_error),
+    }
+    .map_err(Failure::Message)
+}
+
+/// Loads a chat template file (`.jinja`, `tokenizer_config.json`, `chat_template.json`), or a model
+/// directory's template.
+fn load_template_path(path: &Path) -> Result<ChatTemplate, String> {
+    if path.is_dir() {
+        ChatTemplate::from_model_dir(path)
+    } else {
+        ChatTemplate::from_file(path)
+    }
+    .map_err(template_error)
+}
+
+/// A template loading error as one line, without the generic "invalid option" prefix.
+fn template_error(error: parser_auto::Error) -> String {
+    let text = match error.kind() {
+        ErrorKind::InvalidOption(why) => why.clone(),
+        _ => error.to_string(),
+    };
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `--analyze`: the analysis report of a template (or, with `--json`, the analysis itself).
+fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let template = load_template_path(&args.path).map_err(Failure::Message)?;
+    let analysis = parser_auto::analysis_for(&template);
+    if args.json {
+        let json = serde_json::to_string_pretty(&*analysis)
+            .map_err(|error| Failure::msg(format!("cannot print the analysis: {error}")))?;
+        writeln!(out, "{json}")?;
+    } else {
+        out.write_all(parser_auto::analyze::report(&template, &analysis).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Reads a whole UTF-8 text from a file or stdin. `what` names it in error messages.
@@ -338,23 +402,26 @@ impl XorShift {
 /// `--batch`: one result line per case. A case that cannot be run gets an `error` and the run goes on.
 fn batch(args: &BatchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let text = read_text(&args.file, "batch file")?;
+    let mut templates = TemplateCache::default();
     let (mut cases, mut failed) = (0usize, 0usize);
     for (at, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         cases += 1;
-        let (id, result) = batch_case(line, at + 1, args);
+        let (id, result) = batch_case(line, at + 1, args, &mut templates);
         let mut fields = vec![("id", id)];
         match result {
-            Ok(message) => {
+            Ok((message, route)) => {
                 fields.extend(message_fields(&message));
                 fields.push(("error", Json::null()));
+                fields.push(("route", Json::string(&route)));
             }
             Err(error) => {
                 failed += 1;
                 fields.extend(message_fields(&ParsedMessage::default()));
                 fields.push(("error", Json::string(&error)));
+                fields.push(("route", Json::null()));
             }
         }
         writeln!(out, "{}", Json::Object(fields).compact())?;
@@ -368,13 +435,34 @@ fn batch(args: &BatchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One line of a batch file: the case id (as written, or `null`) and its message or error. Errors of
-/// cases without a readable id name the line.
+/// The chat templates of a batch run, loaded once per file name.
+#[derive(Default)]
+struct TemplateCache(HashMap<String, Result<ChatTemplate, String>>);
+
+impl TemplateCache {
+    /// The template `name` in `dir` (or why it cannot be loaded).
+    fn get(&mut self, dir: &Path, name: &str) -> Result<ChatTemplate, String> {
+        self.0
+            .entry(name.to_owned())
+            .or_insert_with(|| {
+                let path: PathBuf = dir.join(name);
+                load_template_path(&path).map_err(|why| format!("template `{name}`: {why}"))
+            })
+            .clone()
+    }
+}
+
+/// A batch case's message and the route its parser took (the route's description).
+type CaseResult = Result<(ParsedMessage, String), String>;
+
+/// One line of a batch file: the case id (as written, or `null`) and its message and route, or its
+/// error. Errors of cases without a readable id name the line.
 fn batch_case(
     line: &str,
     number: usize,
     args: &BatchArgs,
-) -> (Json, Result<ParsedMessage, String>) {
+    templates: &mut TemplateCache,
+) -> (Json, CaseResult) {
     let case: Value = match serde_json::from_str(line) {
         Ok(case) => case,
         Err(error) => {
@@ -384,17 +472,19 @@ fn batch_case(
             );
         }
     };
+    let result = run_case(&case, args, templates);
     match case.get("id").filter(|id| !id.is_null()) {
-        Some(id) => (Json::Value(id.clone()), run_case(&case, args)),
+        Some(id) => (Json::Value(id.clone()), result),
         None => (
             Json::null(),
-            run_case(&case, args).map_err(|error| format!("line {number}: {error}")),
+            result.map_err(|error| format!("line {number}: {error}")),
         ),
     }
 }
 
-/// Runs one batch case (VECTOR_FORMAT fields; `expected` is ignored).
-fn run_case(case: &Value, args: &BatchArgs) -> Result<ParsedMessage, String> {
+/// Runs one batch case (VECTOR_FORMAT fields; `expected` is ignored). A parser that panics fails the
+/// case, not the run.
+fn run_case(case: &Value, args: &BatchArgs, templates: &mut TemplateCache) -> CaseResult {
     if !case.is_object() {
         return Err("a case must be a JSON object".to_owned());
     }
@@ -428,39 +518,46 @@ fn run_case(case: &Value, args: &BatchArgs) -> Result<ParsedMessage, String> {
     }
     options.policy.strict_tool_position = args.strict;
 
-    let parser = case_parser(case, args, &options)?;
-    Ok(match args.chunk {
-        Some(chunking) => drive(parser, output, chunking, |_| Ok::<(), String>(()))?,
-        None => parser.parse(output),
-    })
+    let chunk = args.chunk;
+    let run = AssertUnwindSafe(|| {
+        let Resolved { parser, route } = case_parser(case, args, templates, &options)?;
+        let message = match chunk {
+            Some(chunking) => drive(parser, output, chunking, |_| Ok::<(), String>(()))?,
+            None => parser.parse(output),
+        };
+        Ok((message, route.to_string()))
+    });
+    catch_unwind(run).unwrap_or_else(|_| Err("the parser panicked on this case".to_owned()))
 }
 
-/// The parser for a case's `model`; its `template` can only explain why there is none, for now.
-fn case_parser(case: &Value, args: &BatchArgs, options: &ParseOptions) -> Result<Parser, String> {
-    let model = string_field(case, "model")?;
-    if let Some(model) = &model
-        && let Ok(parser) = parser_auto::for_model(model, options)
-    {
-        return Ok(parser);
+/// The parser for a case: by its `model` (unless `--ignore-model`), else by its `template` (from
+/// `--templates DIR`).
+fn case_parser(
+    case: &Value,
+    args: &BatchArgs,
+    templates: &mut TemplateCache,
+    options: &ParseOptions,
+) -> Result<Resolved, String> {
+    let model = string_field(case, "model")?.filter(|_| !args.ignore_model);
+    let template_name = string_field(case, "template")?;
+    let template = match (&template_name, &args.templates) {
+        (Some(name), Some(dir)) => Some(templates.get(dir, name)?),
+        _ => None,
+    };
+    if let Ok(resolved) = parser_auto::resolve(model.as_deref(), template.as_ref(), options) {
+        return Ok(resolved);
     }
     let unknown = match &model {
         Some(model) => format!("no registered parser for model `{model}`"),
+        None if args.ignore_model => "the model is withheld (--ignore-model)".to_owned(),
         None => "the case has no \"model\"".to_owned(),
     };
-    let Some(template) = string_field(case, "template")? else {
-        return Err(unknown);
-    };
-    if let Some(dir) = &args.templates
-        && !dir.join(&template).is_file()
-    {
-        return Err(format!(
-            "{unknown}, and its template `{template}` is not in `{}`",
-            dir.display()
-        ));
-    }
-    Err(format!(
-        "{unknown}, and template analysis is not available yet, so its template `{template}` cannot be used"
-    ))
+    Err(match template_name {
+        Some(name) => {
+            format!("{unknown}, and its template `{name}` is only used with --templates DIR")
+        }
+        None => format!("{unknown}, and the case has no \"template\""),
+    })
 }
 
 /// An optional string field: absent and `null` are `None`, anything else but a string is an error.
@@ -522,8 +619,10 @@ mod tests {
             chunk: None,
             templates: None,
             strict: false,
+            ignore_model: false,
         };
-        let (id, result) = batch_case("{not json", 3, &args);
+        let templates = &mut TemplateCache::default();
+        let (id, result) = batch_case("{not json", 3, &args, templates);
         assert_eq!(id, Json::null());
         assert!(result.unwrap_err().starts_with("line 3: not valid JSON"));
 
@@ -531,11 +630,12 @@ mod tests {
             r#"{"id": "x", "model": "no-such-model-anywhere", "output": "hi"}"#,
             4,
             &args,
+            templates,
         );
         assert_eq!(id, Json::string("x"));
         assert!(result.unwrap_err().contains("no-such-model-anywhere"));
 
-        let (_, result) = batch_case(r#"{"model": "m", "output": 3}"#, 5, &args);
+        let (_, result) = batch_case(r#"{"model": "m", "output": 3}"#, 5, &args, templates);
         assert_eq!(
             result.unwrap_err(),
             "line 5: the case has no \"output\" string"
@@ -543,11 +643,61 @@ mod tests {
 
         let line =
             r#"{"id": "t", "model": "no-such-model", "template": "x.jinja", "output": "hi"}"#;
-        let (_, result) = batch_case(line, 6, &args);
+        let (_, result) = batch_case(line, 6, &args, templates);
         assert!(
             result
                 .unwrap_err()
-                .contains("template analysis is not available yet")
+                .contains("its template `x.jinja` is only used with --templates DIR")
         );
+
+        // With a templates directory, a template that is not there is that case's error.
+        let dir = std::env::temp_dir().join("llm-parse-no-such-templates-dir");
+        let args = BatchArgs {
+            templates: Some(dir),
+            ..args
+        };
+        let (_, result) = batch_case(line, 7, &args, templates);
+        assert!(result.unwrap_err().starts_with("template `x.jinja`: "));
+        let withheld = BatchArgs {
+            ignore_model: true,
+            templates: None,
+            ..args
+        };
+        let line = r#"{"id": "k", "model": "deepseek-ai/DeepSeek-R1", "output": "hi"}"#;
+        let (_, result) = batch_case(line, 8, &withheld, templates);
+        assert!(result.unwrap_err().contains("withheld"));
+    }
+
+    #[test]
+    fn a_template_picks_the_parser_when_the_model_is_unknown() {
+        let dir = std::env::temp_dir().join(format!("llm-parse-modes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("chat.jinja"),
+            "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}",
+        )
+        .unwrap();
+        std::fs::write(dir.join("broken.jinja"), "{% for m in messages %}").unwrap();
+        let args = BatchArgs {
+            file: Input::Stdin,
+            chunk: None,
+            templates: Some(dir.clone()),
+            strict: false,
+            ignore_model: true,
+        };
+        let templates = &mut TemplateCache::default();
+        let line = r#"{"id": "a", "model": "deepseek-ai/DeepSeek-R1", "template": "chat.jinja", "output": "hi"}"#;
+        let (_, result) = batch_case(line, 1, &args, templates);
+        let (message, route) = result.unwrap();
+        assert_eq!(message.content.as_deref(), Some("hi"));
+        assert!(!route.contains("by model name"), "{route}");
+
+        let line = r#"{"id": "b", "template": "broken.jinja", "output": "hi"}"#;
+        let (_, result) = batch_case(line, 2, &args, templates);
+        let error = result.unwrap_err();
+        assert!(error.starts_with("template `broken.jinja`: "), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+        assert_eq!(templates.0.len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

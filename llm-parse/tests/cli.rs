@@ -403,6 +403,17 @@ fn batch_gives_one_line_per_case_and_errors_only_where_expected() {
 
         assert_eq!(results[0]["id"], "t/good");
         assert_eq!(results[0]["error"], Value::Null);
+        assert_eq!(
+            results[0]["route"],
+            "family parser `deepseek-v3.1` (by model name)"
+        );
+        let keys: Vec<&str> = results[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys.len(), 6);
         assert_eq!(results[0]["reasoning"], "REASONING");
         assert_eq!(
             results[0]["tool_calls"][0]["arguments"],
@@ -440,6 +451,7 @@ fn batch_gives_one_line_per_case_and_errors_only_where_expected() {
 
         assert_eq!(results[4]["id"], "t/template");
         assert!(results[4]["error"].as_str().unwrap().contains("template"));
+        assert_eq!(results[4]["route"], Value::Null);
 
         assert!(
             stderr(&output).contains("3 of 5 cases"),
@@ -489,6 +501,7 @@ fn user_errors_exit_2_with_one_clear_line() {
         r#"[{"type": "function", "function": {}}]"#,
     );
     let template = temp_file("chat.jinja", "{{ messages }}");
+    let broken_template = temp_file("broken.jinja", "{% for m in messages %}{{ m.content }}");
     let missing = std::env::temp_dir().join("llm-parse-cli-this-file-does-not-exist.txt");
     let missing = missing.to_str().unwrap();
 
@@ -537,15 +550,27 @@ fn user_errors_exit_2_with_one_clear_line() {
             "--model",
             "acme/NoSuchModel-7B",
             "--template",
-            template.to_str().unwrap(),
+            broken_template.to_str().unwrap(),
             file,
         ]),
-        "template analysis",
+        "does not compile",
     );
     assert_user_error(
-        &run(&["--template", template.to_str().unwrap(), file]),
-        "not available yet",
+        &run(&["--template", broken_template.to_str().unwrap(), file]),
+        "broken.jinja",
     );
+    assert_user_error(&run(&["--template", missing, file]), "cannot read");
+    assert_user_error(&run(&["--model-dir", file, file]), "not a directory");
+    assert_user_error(
+        &run(&["--template", template.to_str().unwrap(), "--model-dir", "."]),
+        "not both",
+    );
+    assert_user_error(&run(&["--analyze", missing]), "cannot read");
+    assert_user_error(
+        &run(&["--analyze", broken_template.to_str().unwrap()]),
+        "does not compile",
+    );
+    assert_user_error(&run(&["--model", V31_MODEL, "--json", file]), "--analyze");
     assert_user_error(&run(&["--batch", missing]), "cannot read");
 }
 
@@ -608,4 +633,208 @@ fn batch_over_every_deepseek_corpus_file_is_identical_in_every_mode() {
             assert_eq!(stdout(&chunked), lines, "{file} with --chunk {chunk}");
         }
     }
+}
+
+const QWEN3_CODER_CALL: &str =
+    "<tool_call>\n<function=get>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>";
+
+fn workspace_path(relative: &str) -> String {
+    format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `llm-parse: route: ...` lines of a run's stderr.
+fn route_lines(output: &Output) -> Vec<String> {
+    stderr(output)
+        .lines()
+        .filter(|line| line.starts_with("llm-parse: route: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn analyze_prints_the_modes_markers_and_route() {
+    let template = workspace_path("templates/Qwen3-Coder.jinja");
+    let output = run(&["--analyze", &template]);
+    assert_success(&output);
+    let report = stdout(&output);
+    assert!(
+        report.contains("TAG_WITH_TAGGED") || report.contains("TagWithTagged"),
+        "{report}"
+    );
+    let route = report
+        .lines()
+        .find(|line| line.starts_with("route:"))
+        .unwrap_or_else(|| panic!("no route line in:\n{report}"));
+    assert!(route.contains("parser"), "{route}");
+    assert!(report.contains("<parameter="), "{report}");
+    assert!(report.contains("preserved tokens"), "{report}");
+
+    let output = run(&["--analyze", &template, "--json"]);
+    assert_success(&output);
+    let analysis = json_line(&stdout(&output));
+    assert_eq!(analysis["tools"], "TAG_WITH_TAGGED");
+    assert_eq!(analysis["markers"]["func_name_prefix"], "<function=");
+}
+
+#[test]
+fn a_template_alone_picks_the_parser() {
+    let template = workspace_path("templates/Qwen3-Coder.jinja");
+    let file = temp_file("qwen3-coder.txt", QWEN3_CODER_CALL);
+    let file = file.to_str().unwrap();
+    let one_shot = run(&["--template", &template, file]);
+    assert_success(&one_shot);
+    let message = json_line(stdout(&one_shot).trim_end());
+    assert_eq!(message["content"], Value::Null, "{message}");
+    assert_eq!(message["tool_calls"][0]["name"], "get", "{message}");
+    assert_eq!(message["tool_calls"][0]["valid"], true, "{message}");
+    assert_eq!(message["tool_calls"][0]["arguments"]["a"], "1", "{message}");
+    assert_eq!(route_lines(&one_shot).len(), 1, "{}", stderr(&one_shot));
+
+    // Streamed however cut, the same message.
+    for chunk in ["1", "random:7"] {
+        let chunked = run(&["--template", &template, "--chunk", chunk, file]);
+        assert_success(&chunked);
+        assert_eq!(stdout(&chunked), stdout(&one_shot), "--chunk {chunk}");
+    }
+
+    // A model name that a registered parser knows wins over the template, and says so.
+    let by_name = run(&[
+        "--template",
+        &template,
+        "--model",
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        file,
+    ]);
+    assert_success(&by_name);
+    assert_eq!(
+        route_lines(&by_name),
+        ["llm-parse: route: family parser `qwen3-coder` (by model name)"]
+    );
+    assert_eq!(
+        json_line(stdout(&by_name).trim_end())["tool_calls"][0]["name"],
+        "get"
+    );
+
+    // Plain --model runs print no route.
+    let plain = run(&["--model", V31_MODEL, file]);
+    assert_success(&plain);
+    assert!(stderr(&plain).is_empty(), "{}", stderr(&plain));
+}
+
+#[test]
+fn a_model_dir_gives_the_template_and_its_tokens() {
+    let dir = std::env::temp_dir().join(format!("llm-parse-cli-model-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create model dir");
+    let source = std::fs::read_to_string(workspace_path("templates/Qwen3-Coder.jinja"))
+        .expect("read template");
+    let config = json!({"chat_template": source, "eos_token": "<|im_end|>", "bos_token": null});
+    std::fs::write(dir.join("tokenizer_config.json"), config.to_string()).expect("write config");
+    let file = temp_file("model-dir.txt", QWEN3_CODER_CALL);
+    let dir_arg = dir.to_str().unwrap();
+
+    let output = run(&["--model-dir", dir_arg, file.to_str().unwrap()]);
+    let analyzed = run(&["--analyze", dir_arg]);
+    let as_template = run(&["--template", dir_arg, file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert_success(&output);
+    assert_eq!(
+        json_line(stdout(&output).trim_end())["tool_calls"][0]["name"],
+        "get"
+    );
+    assert_eq!(route_lines(&output).len(), 1, "{}", stderr(&output));
+    assert_success(&analyzed);
+    assert!(
+        stdout(&analyzed).contains("route:"),
+        "{}",
+        stdout(&analyzed)
+    );
+    assert_success(&as_template);
+    assert_eq!(stdout(&as_template), stdout(&output));
+}
+
+#[test]
+fn batch_with_templates_and_the_model_withheld() {
+    let corpus = workspace_path("corpus/llama_cpp/qwen3_coder.jsonl");
+    let templates = workspace_path("templates");
+    let cases = std::fs::read_to_string(&corpus).expect("read corpus");
+    let count = cases.lines().filter(|line| !line.trim().is_empty()).count();
+    let args = [
+        "--batch",
+        &corpus,
+        "--templates",
+        &templates,
+        "--ignore-model",
+    ];
+    let one_shot = run(&args);
+    assert_success(&one_shot);
+    let text = stdout(&one_shot);
+    assert_eq!(text.lines().count(), count);
+    for line in text.lines() {
+        let result = json_line(line);
+        assert_eq!(result["error"], Value::Null, "{line}");
+        let route = result["route"].as_str().unwrap_or_default();
+        assert!(
+            !route.is_empty() && !route.contains("by model name"),
+            "{line}"
+        );
+        assert!(line.starts_with("{\"id\":"), "{line}");
+    }
+    for chunk in ["1", "random:7"] {
+        let mut chunked_args = args.to_vec();
+        chunked_args.extend(["--chunk", chunk]);
+        let chunked = run(&chunked_args);
+        assert_success(&chunked);
+        assert_eq!(stdout(&chunked), text, "--chunk {chunk}");
+    }
+    // With the model name given, the family parser is picked by it.
+    let by_name = run(&["--batch", &corpus, "--templates", &templates]);
+    assert_success(&by_name);
+    for line in stdout(&by_name).lines() {
+        assert_eq!(
+            json_line(line)["route"],
+            "family parser `qwen3-coder` (by model name)"
+        );
+    }
+}
+
+// Every llama.cpp corpus case with its template alone: no panic and no error field for any case
+// (whether each result is right is checked by parser-auto's template_corpus test).
+#[test]
+fn batch_over_every_llama_cpp_file_by_template_alone() {
+    let dir = workspace_path("corpus/llama_cpp");
+    let templates = workspace_path("templates");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read corpus dir")
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let (mut total, mut without_error) = (0usize, 0usize);
+    for file in &files {
+        let path = file.to_str().unwrap();
+        let output = run(&["--batch", path, "--templates", &templates, "--ignore-model"]);
+        assert_success(&output);
+        assert!(
+            !stderr(&output).contains("panicked"),
+            "{path}: {}",
+            stderr(&output)
+        );
+        let cases = std::fs::read_to_string(file).expect("read corpus file");
+        let count = cases.lines().filter(|line| !line.trim().is_empty()).count();
+        let text = stdout(&output);
+        assert_eq!(text.lines().count(), count, "{path}");
+        for line in text.lines() {
+            let result = json_line(line);
+            total += 1;
+            if result["error"].is_null() {
+                without_error += 1;
+            } else {
+                eprintln!("{path}: {line}");
+            }
+        }
+    }
+    println!("{without_error} of {total} llama.cpp cases ran without an error");
+    assert_eq!(without_error, total);
 }

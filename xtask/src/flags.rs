@@ -1,5 +1,7 @@
 //! Command-line flags, parsed by hand.
 
+use std::path::PathBuf;
+
 /// The usage text.
 pub const HELP: &str = "\
 cargo xtask <command> [flags]
@@ -18,6 +20,15 @@ Commands:
       --family NAME   only cases whose model resolves to a parser of this family (e.g. deepseek)
       --verbose       print every failure with its message
 
+  analyze TEMPLATE... | analyze --all DIR
+      Analyse chat templates (.jinja, tokenizer_config.json or chat_template.json files, or
+      Hugging Face model directories) and print, for each, the detected reasoning, content and
+      tool-call modes, the markers, the capabilities, the preserved tokens and the route a model
+      with that template takes when its name is unknown: the tool to run when a new model
+      misbehaves.
+      --all DIR       every *.jinja file of DIR, as one markdown table (template, route,
+                      reasoning, tools, key markers)
+
   help
       This text.";
 
@@ -30,6 +41,8 @@ pub enum Command {
     Bench(Bench),
     /// `conformance`.
     Conformance(Conformance),
+    /// `analyze`.
+    Analyze(Analyze),
 }
 
 /// Flags of `bench`.
@@ -50,6 +63,15 @@ pub struct Conformance {
     pub family: Option<String>,
     /// Print every failure.
     pub verbose: bool,
+}
+
+/// Flags of `analyze`: templates, or `--all DIR`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Analyze {
+    /// Template files or model directories.
+    pub templates: Vec<PathBuf>,
+    /// `--all DIR`: every `*.jinja` of the directory, as a table.
+    pub all: Option<PathBuf>,
 }
 
 /// Parses the arguments after the program name.
@@ -88,6 +110,37 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 }
             }
             Ok(Command::Conformance(flags))
+        }
+        "analyze" => {
+            let mut flags = Analyze::default();
+            while let Some(arg) = args.next() {
+                let dir = match arg.as_str() {
+                    "--all" => match args.next() {
+                        Some(dir) if !dir.starts_with('-') => dir,
+                        _ => return Err("analyze: `--all` needs a directory".to_owned()),
+                    },
+                    other => match other.strip_prefix("--all=") {
+                        Some(dir) if !dir.is_empty() => dir.to_owned(),
+                        _ if other.starts_with('-') => {
+                            return Err(format!("analyze: unknown flag `{other}`"));
+                        }
+                        _ => {
+                            flags.templates.push(PathBuf::from(other));
+                            continue;
+                        }
+                    },
+                };
+                if flags.all.replace(PathBuf::from(dir)).is_some() {
+                    return Err("analyze: `--all` is given twice".to_owned());
+                }
+            }
+            match (&flags.all, flags.templates.is_empty()) {
+                (None, true) => Err("analyze: name a template (or --all DIR)".to_owned()),
+                (Some(_), false) => {
+                    Err("analyze: give templates or --all DIR, not both".to_owned())
+                }
+                _ => Ok(Command::Analyze(flags)),
+            }
         }
         other => Err(format!("unknown command `{other}`")),
     }
@@ -128,6 +181,40 @@ mod tests {
                 verbose: false
             }))
         );
+    }
+
+    #[test]
+    fn analyze_flags() {
+        assert_eq!(
+            parse_str("analyze a.jinja models/m"),
+            Ok(Command::Analyze(Analyze {
+                templates: vec!["a.jinja".into(), "models/m".into()],
+                all: None,
+            }))
+        );
+        assert_eq!(
+            parse_str("analyze --all templates"),
+            Ok(Command::Analyze(Analyze {
+                templates: vec![],
+                all: Some("templates".into()),
+            }))
+        );
+        assert_eq!(
+            parse_str("analyze --all=templates"),
+            Ok(Command::Analyze(Analyze {
+                templates: vec![],
+                all: Some("templates".into()),
+            }))
+        );
+        for bad in [
+            "analyze",
+            "analyze --all",
+            "analyze --all a --all b",
+            "analyze --all a x.jinja",
+            "analyze --json x.jinja",
+        ] {
+            assert!(parse_str(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -12,12 +12,15 @@
 //!   [`bench`].
 //! - `cargo xtask conformance [--family NAME] [--verbose]`: every corpus case through its parser, one-shot
 //!   and streamed; see [`conformance`].
+//! - `cargo xtask analyze TEMPLATE...` / `cargo xtask analyze --all DIR`: what the differential analysis
+//!   finds in chat templates, and the route each takes; see [`analyze`].
 //! - `cargo xtask help`: this list.
 //!
 //! Each command is a module with a `run` function taking its parsed [`flags`]. Flags are parsed by hand
 //! from `std::env::args` (no clap: this crate is built on every `cargo xtask`, so it keeps its dependencies
 //! to the workspace's own crates and `serde_json`).
 
+mod analyze;
 mod bench;
 mod conformance;
 mod flags;
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         }
         Command::Bench(flags) => bench::run(&flags),
         Command::Conformance(flags) => conformance::run(&flags),
+        Command::Analyze(flags) => analyze::run(&flags),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");
