@@ -203,26 +203,44 @@ pub fn resolve(
         });
     }
     let analysis = analysis_for(template);
-    if analysis.tools == analyze::ToolFormat::None
-        && analysis.reasoning == analyze::ReasoningMode::None
-    {
+    let found_nothing = found_nothing(&analysis);
+    if found_nothing {
         tracing::warn!(
             template = template.name(),
-            "no tool or reasoning format found: plain content"
+            "no tool, reasoning or content markers found in the chat template: plain content"
         );
     }
     Ok(Resolved {
+        // Even with nothing found, the analysis knows the end-of-turn tokens to keep out of content.
         parser: generic::parser_for(&analysis, &options),
-        route: Route::Analyzer,
+        route: if found_nothing {
+            Route::PlainContent
+        } else {
+            Route::Analyzer
+        },
     })
 }
 
-/// The route a template takes when no model name is known: a family by signature, or the analyzer.
+/// The route a template takes when no model name is known: a family by signature, the analyzer, or
+/// plain content when the analysis finds nothing.
 pub fn route_for_template(template: &template::ChatTemplate) -> Route {
-    match signature_entry(template.source()).and_then(|name| entry_by_name(name).ok()) {
-        Some(entry) => Route::TemplateSignature(entry.name),
-        None => Route::Analyzer,
+    if let Some(entry) =
+        signature_entry(template.source()).and_then(|name| entry_by_name(name).ok())
+    {
+        return Route::TemplateSignature(entry.name);
     }
+    if found_nothing(&analysis_for(template)) {
+        Route::PlainContent
+    } else {
+        Route::Analyzer
+    }
+}
+
+/// An analysis without tool, reasoning or content markers: the template's output is plain content.
+fn found_nothing(analysis: &analyze::Analysis) -> bool {
+    analysis.tools == analyze::ToolFormat::None
+        && analysis.reasoning == analyze::ReasoningMode::None
+        && analysis.content == analyze::ContentMode::Plain
 }
 
 /// The template's special-token table, for stage detection from token ids, unless the request brought
