@@ -174,18 +174,83 @@ pub fn for_template(template: &template::ChatTemplate, options: &ParseOptions) -
 /// template matches (GPT-OSS's `<|channel|>`, Kimi's section tokens, DeepSeek's special tokens); else
 /// the analyzer on the template; else plain content, with a `tracing` warning. Says which route was taken.
 ///
-/// An error only when neither a model name nor a template was given.
+/// The same as [`prepare`] followed by [`Prepared::parser`]; a server resolves once per model with
+/// `prepare` and builds a parser per request.
+///
+/// An error only when neither a model name that resolves nor a template was given.
 pub fn resolve(
     model: Option<&str>,
     template: Option<&template::ChatTemplate>,
     options: &ParseOptions,
 ) -> Result<Resolved, Error> {
+    let prepared = prepare(model, template)?;
+    Ok(Resolved {
+        parser: prepared.parser(options),
+        route: prepared.route,
+    })
+}
+
+/// A resolved model: how its parsers are built, and the route that chose them. Cheap to clone; build
+/// one parser per request with [`Prepared::parser`].
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The route taken.
+    pub route: Route,
+    source: ParserSource,
+    /// The template's special-token table, used when a request brings none.
+    special_tokens: Option<std::sync::Arc<SpecialTokens>>,
+}
+
+#[derive(Clone, Debug)]
+enum ParserSource {
+    Family(&'static ParserEntry),
+    Generic(generic::GenericParserFactory),
+}
+
+impl Prepared {
+    /// A parser for one output.
+    pub fn parser(&self, options: &ParseOptions) -> Parser {
+        let with_tokens;
+        let options = match &self.special_tokens {
+            Some(tokens) if options.special_tokens.is_none() => {
+                with_tokens = ParseOptions {
+                    special_tokens: Some(tokens.clone()),
+                    ..options.clone()
+                };
+                &with_tokens
+            }
+            _ => options,
+        };
+        match &self.source {
+            ParserSource::Family(entry) => entry.parser(options),
+            ParserSource::Generic(factory) => factory.parser(options),
+        }
+    }
+
+    /// The template's analysis, when the analyzer was the route (or found nothing).
+    pub fn analysis(&self) -> Option<&std::sync::Arc<analyze::Analysis>> {
+        match &self.source {
+            ParserSource::Generic(factory) => Some(factory.analysis()),
+            ParserSource::Family(_) => None,
+        }
+    }
+}
+
+/// Resolves a model once, in [`resolve`]'s order, without building a parser. The analysis of a template
+/// is computed once per distinct template and cached.
+///
+/// An error only when neither a model name that resolves nor a template was given.
+pub fn prepare(
+    model: Option<&str>,
+    template: Option<&template::ChatTemplate>,
+) -> Result<Prepared, Error> {
     if let Some(model) = model
         && let Ok(entry) = entry_for_model(model)
     {
-        return Ok(Resolved {
-            parser: entry.parser(options),
+        return Ok(Prepared {
             route: Route::ModelName(entry.name),
+            source: ParserSource::Family(entry),
+            special_tokens: template.and_then(|t| t.special_tokens().cloned()),
         });
     }
     let Some(template) = template else {
@@ -193,31 +258,33 @@ pub fn resolve(
             model.unwrap_or("").to_owned(),
         )));
     };
-    let options = with_template_tokens(options, template);
+    let special_tokens = template.special_tokens().cloned();
     if let Some(name) = signature_entry(template.source())
         && let Ok(entry) = entry_by_name(name)
     {
-        return Ok(Resolved {
-            parser: entry.parser(&options),
+        return Ok(Prepared {
             route: Route::TemplateSignature(entry.name),
+            source: ParserSource::Family(entry),
+            special_tokens,
         });
     }
-    let analysis = analysis_for(template);
-    let found_nothing = found_nothing(&analysis);
+    let factory = factory_for(template);
+    let found_nothing = found_nothing(factory.analysis());
     if found_nothing {
         tracing::warn!(
             template = template.name(),
             "no tool, reasoning or content markers found in the chat template: plain content"
         );
     }
-    Ok(Resolved {
-        // Even with nothing found, the analysis knows the end-of-turn tokens to keep out of content.
-        parser: generic::parser_for(&analysis, &options),
+    Ok(Prepared {
         route: if found_nothing {
             Route::PlainContent
         } else {
             Route::Analyzer
         },
+        // Even with nothing found, the analysis knows the end-of-turn tokens to keep out of content.
+        source: ParserSource::Generic(factory),
+        special_tokens,
     })
 }
 
@@ -243,36 +310,52 @@ fn found_nothing(analysis: &analyze::Analysis) -> bool {
         && analysis.content == analyze::ContentMode::Plain
 }
 
-/// The template's special-token table, for stage detection from token ids, unless the request brought
-/// its own.
-fn with_template_tokens(options: &ParseOptions, template: &template::ChatTemplate) -> ParseOptions {
-    let mut options = options.clone();
-    if options.special_tokens.is_none() {
-        options.special_tokens = template.special_tokens().cloned();
-    }
-    options
+/// The analysis of a template, computed once per distinct template and cached.
+pub fn analysis_for(template: &template::ChatTemplate) -> std::sync::Arc<analyze::Analysis> {
+    factory_for(template).analysis().clone()
 }
 
-/// The analysis of a template, computed once per distinct template source and cached.
-pub fn analysis_for(template: &template::ChatTemplate) -> std::sync::Arc<analyze::Analysis> {
+/// The generic parser factory of a template (its analysis and marker tables), built once per distinct
+/// template (source, BOS and EOS) and cached for the life of the process.
+fn factory_for(template: &template::ChatTemplate) -> generic::GenericParserFactory {
     use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
     use std::sync::{Arc, Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<analyze::Analysis>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = format!(
-        "{}\u{0}{}\u{0}{}",
+    /// Template source, BOS, EOS.
+    type Key = (String, String, String);
+    /// Keyed by a hash so a lookup copies nothing; each bucket keeps the full keys to compare.
+    type Buckets = HashMap<u64, Vec<(Key, generic::GenericParserFactory)>>;
+    static CACHE: OnceLock<Mutex<Buckets>> = OnceLock::new();
+    let parts = (
         template.source(),
         template.bos_token(),
-        template.eos_token()
+        template.eos_token(),
     );
-    if let Some(found) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    parts.hash(&mut hasher);
+    let hash = hasher.finish();
+    let same = |key: &Key| (key.0.as_str(), key.1.as_str(), key.2.as_str()) == parts;
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(found) = cache.lock().ok().and_then(|c| {
+        c.get(&hash)?
+            .iter()
+            .find(|(key, _)| same(key))
+            .map(|(_, factory)| factory.clone())
+    }) {
         return found;
     }
-    let analysis = Arc::new(analyze::analyze(template));
+    // Analysed outside the lock: another thread may analyse the same template meanwhile; both results
+    // are equal, the first stored wins.
+    let factory = generic::GenericParserFactory::new(Arc::new(analyze::analyze(template)));
     if let Ok(mut c) = cache.lock() {
-        c.insert(key, analysis.clone());
+        let bucket = c.entry(hash).or_default();
+        if let Some((_, stored)) = bucket.iter().find(|(key, _)| same(key)) {
+            return stored.clone();
+        }
+        let key = (parts.0.to_owned(), parts.1.to_owned(), parts.2.to_owned());
+        bucket.push((key, factory.clone()));
     }
-    analysis
+    factory
 }
 
 /// A parser that reports everything as content.

@@ -3,8 +3,12 @@
 //!
 //! Every probe renders two conversations that differ in one thing (a reasoning field, a tool call, the
 //! function name, an argument value, a call id) and looks at what changed. Needles are distinctive
-//! strings (`FFF_FIRST_FUN_F`, `XXXX`) so that finding them in a render is unambiguous. The only
-//! heuristic is JSON detection: a call whose function name sits inside a JSON value is JSON-native.
+//! strings (`FFF_FIRST_FUN_F`, `XXXX`) so that finding them in a render is unambiguous. The heuristics
+//! are JSON detection (a call whose function name sits inside a JSON value is JSON-native), Python
+//! detection (a call written `[NAME(ARG=literal, …)]` whose arguments convert is PYTHONIC), and
+//! punctuation openers (a run of punctuation starting a line right before the name, functionary's
+//! `>>>`, opens each call; content written after the same opener and a fixed word, `>>>all`, is
+//! content with that start marker).
 //!
 //! Two changes from the seed, learned from where it went next: reasoning modes are only NONE, TAG_BASED
 //! (a delimiter style is tag-based with an empty start) and TOOLS_ONLY, with the generation prompt kept
@@ -222,9 +226,7 @@ impl Probe<'_> {
     fn reasoning(&self, analysis: &mut Analysis) {
         // R1: an assistant message with and without reasoning.
         let without = self.conversation(assistant(ASSISTANT_MSG));
-        let with = self.conversation(
-            json!({"role": "assistant", "content": ASSISTANT_MSG, "reasoning_content": THINKING}),
-        );
+        let with = self.conversation(with_reasoning(assistant(ASSISTANT_MSG)));
         if let (Some(a), Some(b)) = (&without, &with)
             && let Some((start, end)) = markers_around(a, b, THINKING, &analysis.generation_prompt)
         {
@@ -267,9 +269,8 @@ impl Probe<'_> {
         // R3: reasoning rendered only next to tool calls.
         if analysis.capabilities.tool_calls {
             let plain = self.call_conversation(vec![call(FUN_FIRST, args_two(), ID_FIRST)]);
-            let mut message = assistant_calls(vec![call(FUN_FIRST, args_two(), ID_FIRST)]);
-            message["reasoning_content"] = json!(THINKING);
-            let reasoned = self.conversation(message);
+            let message = assistant_calls(vec![call(FUN_FIRST, args_two(), ID_FIRST)]);
+            let reasoned = self.conversation(with_reasoning(message));
             if let (Some(a), Some(b)) = (&plain, &reasoned)
                 && let Some((start, end)) =
                     markers_around(a, b, THINKING, &analysis.generation_prompt)
@@ -349,12 +350,19 @@ impl Probe<'_> {
         }
         // The diff may start inside the call; extend it to the end of the suffix part that still
         // belongs to the call (closers), bounded by the end-of-turn marker.
-        let Some(name_at) = haystack.find(FUN_FIRST) else {
+        let Some(mut name_at) = haystack.find(FUN_FIRST) else {
             analysis
                 .notes
                 .push("function name not found in the rendered call".into());
             return;
         };
+        // A call opener the diff left in the common prefix, because the content is written after the
+        // same opener (functionary's `>>>NAME` and `>>>all`): a run of punctuation starting a line.
+        let lead = punctuation_opener(&split.prefix);
+        if !lead.is_empty() && haystack[..name_at].trim().is_empty() {
+            haystack.insert_str(0, lead);
+            name_at += lead.len();
+        }
         let call_text = format!(
             "{}{}",
             haystack,
@@ -364,10 +372,17 @@ impl Probe<'_> {
             call(FUN_FIRST, args_two(), ID_FIRST),
             call(FUN_SECOND, args_two(), ID_SECOND),
         ]);
-        if let Some(region) = json_region_containing(&call_text, name_at) {
+        if let Some((from, to)) = pythonic_list(&call_text, name_at) {
+            analysis.tools = ToolFormat::Pythonic;
+            analysis.markers.tool_section_start =
+                last_marker(call_text[..from].trim_end()).unwrap_or_default();
+            analysis.markers.tool_section_end =
+                first_marker(call_text[to..].trim_start()).unwrap_or_default();
+        } else if let Some(region) = json_region_containing(&call_text, name_at) {
             self.json_native(analysis, &call_text, region, two.as_deref());
         } else {
             self.tagged(analysis, &call_text, name_at, two.as_deref());
+            self.content_recipient(analysis);
         }
         self.call_ids(analysis);
     }
@@ -426,11 +441,20 @@ impl Probe<'_> {
             }
             _ => (None, false),
         };
-        let openers: Vec<String> = segments_before
+        let mut openers: Vec<String> = segments_before
             .iter()
             .filter(|s| s.kind == SegmentKind::Marker)
             .map(|s| s.value.clone())
             .collect();
+        // A call opener written as punctuation right before the name (`>>>NAME`).
+        if let Some(last) = segments_before.last()
+            && !name_in_marker
+            && last.kind == SegmentKind::Text
+            && punctuation_opener(&last.value).len() == last.value.trim_start().len()
+            && !last.value.trim().is_empty()
+        {
+            openers.push(last.value.trim().to_owned());
+        }
         if let Some(prefix) = prefix_open {
             markers.func_name_prefix = prefix;
         }
@@ -528,6 +552,33 @@ impl Probe<'_> {
             .strip_prefix(markers.arg_value_suffix.as_str())
             .unwrap_or(tail);
         closers(markers, tail);
+    }
+
+    /// Content written as a call to a fixed recipient with the call opener (functionary's
+    /// `>>>all\ntext`): the opener and the recipient are the content start marker.
+    fn content_recipient(&self, analysis: &mut Analysis) {
+        let opener = analysis.markers.per_call_start.clone();
+        if opener.is_empty()
+            || punctuation_opener(&opener).len() != opener.len()
+            || analysis.content != ContentMode::Plain
+        {
+            return;
+        }
+        let Some(text) = self.conversation(assistant(ASSISTANT_MSG)) else {
+            return;
+        };
+        let Some(at) = text.find(ASSISTANT_MSG) else {
+            return;
+        };
+        let line = text[..at].trim_end();
+        let Some(open) = line.rfind(opener.as_str()) else {
+            return;
+        };
+        let word = &line[open + opener.len()..];
+        if !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            analysis.content = ContentMode::AlwaysWrapped;
+            analysis.markers.content_start = format!("{opener}{word}");
+        }
     }
 
     /// T7: a call id written outside JSON.
@@ -644,6 +695,20 @@ fn first_token(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The run of punctuation `text` ends with, when it starts a line (or `text`): a call opener such as
+/// functionary's `>>>`. Quotes and brackets are never part of it (they are markup or JSON).
+fn punctuation_opener(text: &str) -> &str {
+    let head = text.trim_end_matches(|c: char| {
+        c.is_ascii_punctuation() && !matches!(c, '<' | '[' | '{' | '(' | '"' | '\'' | '`')
+    });
+    let run = &text[head.len()..];
+    if head.is_empty() || head.ends_with('\n') {
+        run
+    } else {
+        ""
+    }
+}
+
 /// The last marker segment of `text`, if `text` ends with one.
 fn last_marker(text: &str) -> Option<String> {
     let segments = segmentize_markers(text);
@@ -730,6 +795,45 @@ fn json_region_containing(text: &str, at: usize) -> Option<(usize, usize)> {
     None
 }
 
+/// A PYTHONIC call at `name_at`: `[NAME(ARG=value, …), …]`, the function name followed by `(`, keyword
+/// arguments whose values are Python literals (checked by converting them), the whole in a list. Returns
+/// where the list's `[` is and where it ends (after its `]`).
+fn pythonic_list(text: &str, name_at: usize) -> Option<(usize, usize)> {
+    use crate::generic::pythonic::{ArgsScanner, ArgsStep, kwargs_to_json};
+    let before = text[..name_at].trim_end();
+    let open = before.strip_suffix('[').map(str::len)?;
+    let mut at = name_at + FUN_FIRST.len();
+    // The calls of the list: `NAME(args)`, separated by commas.
+    loop {
+        let after = &text[at..];
+        let args_from = at + (after.len() - after.trim_start().len());
+        let args_from = args_from + text[args_from..].strip_prefix('(').map(|_| 1)?;
+        let mut scanner = ArgsScanner::default();
+        let close = text[args_from..]
+            .bytes()
+            .position(|b| scanner.step(b) != ArgsStep::Inside)?;
+        let args = &text[args_from..args_from + close];
+        if text.as_bytes()[args_from + close] != b')'
+            || (at == name_at + FUN_FIRST.len() && !args.contains(ARG_FIRST))
+            || kwargs_to_json(args).is_none()
+        {
+            return None;
+        }
+        let rest = text[args_from + close + 1..].trim_start();
+        let rest_at = text.len() - rest.len();
+        if let Some(next) = rest.strip_prefix(',') {
+            // The next call: a name, then its arguments.
+            let next = next.trim_start();
+            let name_len = next
+                .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+                .filter(|&n| n > 0)?;
+            at = text.len() - next.len() + name_len;
+        } else {
+            return rest.starts_with(']').then_some((open, rest_at + 1));
+        }
+    }
+}
+
 /// Reads the field names of a JSON call object by the needles it holds.
 fn json_fields(object: &serde_json::Map<String, Value>, fields: &mut JsonFields) {
     for (key, value) in object {
@@ -809,6 +913,15 @@ fn workarounds(source: &str, analysis: &mut Analysis) {
         analysis.markers.content_start = "<response>".into();
         analysis.markers.content_end = "</response>".into();
         analysis.workarounds.push("granite-response".into());
+    }
+    // LFM2 never renders assistant calls (its template only lists the tools between
+    // `<|tool_list_start|>` and `<|tool_list_end|>`); its models write Python calls between
+    // `<|tool_call_start|>` and `<|tool_call_end|>`, as llama.cpp's LFM2 handler parses them.
+    if analysis.tools == ToolFormat::None && source.contains("<|tool_list_start|>") {
+        analysis.tools = ToolFormat::Pythonic;
+        analysis.markers.tool_section_start = "<|tool_call_start|>".into();
+        analysis.markers.tool_section_end = "<|tool_call_end|>".into();
+        analysis.workarounds.push("lfm2-pythonic-tool-calls".into());
     }
     // Granite 3.3 never renders assistant calls; its prompt names the format.
     if analysis.tools == ToolFormat::None && source.contains("<|tool_call|>") {
@@ -948,4 +1061,14 @@ pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// An assistant message carrying the probe reasoning under every field name templates read it from:
+/// `reasoning_content` (most), `reasoning` (Solar Open), `thinking` (gpt-oss), `thought` (Apriel 1.5).
+/// No template reads two of them, so the reasoning is rendered once.
+fn with_reasoning(mut message: Value) -> Value {
+    for field in ["reasoning_content", "reasoning", "thinking", "thought"] {
+        message[field] = json!(THINKING);
+    }
+    message
 }

@@ -26,6 +26,8 @@ pub enum ContentMode {
     #[default]
     Plain,
     /// Content is always wrapped: `content_start … content_end` (Command-R7B's `<|START_RESPONSE|>`).
+    /// A `content_start` that begins with the per-call start marker names the recipient that content
+    /// is written to, like a call (functionary v3.2's `>>>all`, in `>>>all\ntext`).
     AlwaysWrapped,
     /// Content is wrapped only when reasoning is present (Granite's `<response>`).
     WrappedWithReasoning,
@@ -45,6 +47,10 @@ pub enum ToolFormat {
     TagWithJson,
     /// The name and each argument are in markup: `<function=f><parameter=k>v</parameter></function>`.
     TagWithTagged,
+    /// A Python list of calls with keyword arguments written as Python literals:
+    /// `[get_time(city="Paris"), other(a=1)]` (possibly inside section markers, LFM2's
+    /// `<|tool_call_start|>…<|tool_call_end|>`). The arguments are converted to a JSON object.
+    Pythonic,
 }
 
 /// Where a template writes a call id, for formats that are not JSON.

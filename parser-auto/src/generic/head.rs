@@ -31,6 +31,16 @@ pub(super) type Step<T> = Result<T, Stop>;
 pub(super) enum Head<'t> {
     /// A JSON call object starts at `at` (after the openers, whitespace and an optional `[`).
     Json { at: usize, array: bool },
+    /// A PYTHONIC call: its complete name, whether a `[` opened a list of calls, and where its arguments
+    /// start (after the `(`).
+    Python {
+        name: &'t str,
+        list: bool,
+        len: usize,
+    },
+    /// Not a call but the header of content written like one (`>>>all\n`): its length, one newline
+    /// included.
+    Content { len: usize },
     /// A call written in markup: its complete name, its id, and where its body starts.
     Tag {
         name: &'t str,
@@ -161,6 +171,18 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
             _ => Err(Stop::Not),
         };
     }
+    if syntax.format == ToolFormat::Pythonic {
+        let list = c.opt("[")?;
+        if list {
+            c.ws()?;
+        }
+        let (name, len) = py_call_name(&text[c.pos..], eof)?;
+        return Ok(Head::Python {
+            name,
+            list,
+            len: c.pos + len,
+        });
+    }
     let mut id = None;
     if syntax.call_id == CallIdPosition::PreFuncName && c.opt(syntax.call_id_prefix)? {
         id = c.id(syntax.call_id_suffix, &[syntax.func_name_prefix])?;
@@ -170,6 +192,17 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
         return Err(Stop::Not);
     }
     let name = c.name(&name_stop(syntax))?;
+    if !syntax.content_recipient.is_empty() && name == syntax.content_recipient {
+        let rest = c.rest();
+        let newline = if rest.starts_with("\r\n") {
+            2
+        } else {
+            usize::from(rest.starts_with('\n'))
+        };
+        return Ok(Head::Content {
+            len: c.pos + newline,
+        });
+    }
     let after_name = c.pos;
     c.ws()?;
     if syntax.func_name_suffix.is_empty() {
@@ -199,6 +232,19 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
         id,
         len: c.pos,
     })
+}
+
+/// Reads a PYTHONIC call's name and its `(` at the start of `text` (whitespace before the `(` allowed);
+/// returns the name and the length read. A name is made of letters, digits, `_`, `.`, `-` and `:`.
+pub(super) fn py_call_name(text: &str, eof: bool) -> Step<(&str, usize)> {
+    let mut c = Cursor { text, pos: 0, eof };
+    let name =
+        c.name(&|ch: char| !(ch.is_alphanumeric() || matches!(ch, '_' | '.' | '-' | ':')))?;
+    c.ws()?;
+    if !c.opt("(")? {
+        return Err(Stop::Not);
+    }
+    Ok((name, c.pos))
 }
 
 /// Reads an argument name at the start of `text` (which starts with `arg_name_prefix`) and the value

@@ -4,8 +4,9 @@
 //! [`parser_for`] turns an analysis (what the differential analyzer found in a template) and a request's
 //! [`ParseOptions`] into a [`Parser`] named `"auto"`. It composes a [`ThinkTagReasoningParser`] (or none)
 //! with a tool parser for the template's format, both on the core scanner: exact hold-back of partial
-//! markers, JSON-aware boundaries, arguments streamed as the raw text the model wrote, and one-shot parsing
-//! as one push and `finish`, so that streaming equals one-shot for every chunking.
+//! markers, JSON-aware boundaries, arguments streamed as the raw text the model wrote (PYTHONIC arguments,
+//! converted from Python, come whole when each call closes), and one-shot parsing as one push and
+//! `finish`, so that streaming equals one-shot for every chunking.
 //!
 //! # Reasoning
 //! - `NONE`: no reasoning; everything outside calls is content.
@@ -22,7 +23,10 @@
 //! # Content
 //! `PLAIN`, `ALWAYS_WRAPPED` (`<|START_RESPONSE|>…<|END_RESPONSE|>`) and `WRAPPED_WITH_REASONING`
 //! (`<response>…</response>`): the content markers are removed from content wherever they appear outside
-//! calls, and so are the template's end-of-turn markers.
+//! calls, and so are the template's end-of-turn markers. A content start marker that begins with the
+//! per-call start marker names a recipient (functionary v3.2's `>>>all`): `>>>all` and one newline
+//! after it are framing wherever a call could open, and the text after them is content; a longer name
+//! (`>>>allowed`) is a call.
 //!
 //! # Tool calls
 //! A function name is a run of characters other than whitespace, markup (`<>{}[]"'`) and the first
@@ -52,6 +56,18 @@
 //!   schema ([`parser_core::ValueType::coerce`]); string values (and arguments the schema does not
 //!   declare) stream as they arrive. One framing newline is removed at each end of a value. A closer only
 //!   ends a value when the next argument, the end of the call or the end of the output follows it.
+//! - `PYTHONIC`: `[NAME(KEY=VALUE, …), …]`, a Python list of calls with keyword arguments written as
+//!   Python literals, inside the section markers (LFM2's `<|tool_call_start|>…<|tool_call_end|>`) or,
+//!   without any marker, only at the very start of the answer (like a bare JSON call). A call is
+//!   committed at its complete name and `(`; the `[` is optional after a section marker. Its argument
+//!   text is read Python-aware (strings in either quote with escapes, nested brackets; markers inside a
+//!   string are text) up to the closing `)` and converted to a JSON object by
+//!   [`pythonic::kwargs_to_json`] (`True`/`False`/`None`, tuples as arrays, string escapes decoded).
+//!   **The arguments do not stream**: they need conversion, so each call's arguments arrive in one
+//!   delta when its `)` is read (streaming still equals one-shot). Arguments that do not convert
+//!   (positional arguments, expressions), that meet a stray `]`/`}` or a call/section end marker
+//!   outside a string, or that are cut off, are kept as the raw Python text written so far, the call
+//!   flagged invalid.
 //!
 //! Call ids the model writes come back byte-exact: JSON id fields, and ids before the name or between the
 //! name and the arguments (Mistral's `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`). An id written after the
@@ -110,6 +126,7 @@
 //! ```
 
 mod head;
+pub mod pythonic;
 mod syntax;
 mod tools;
 
@@ -131,22 +148,54 @@ pub const NAME: &str = "auto";
 /// The parser for outputs of a template with this analysis, for one request.
 ///
 /// Never fails: an analysis with no usable markers gives a parser that reports everything as content.
+/// This builds the marker tables each time; a server that parses many outputs of one template keeps a
+/// [`GenericParserFactory`] instead (or uses [`crate::prepare`], which caches one per template).
 pub fn parser_for(analysis: &Analysis, options: &ParseOptions) -> Parser {
-    let syntax = Arc::new(Syntax::new(analysis));
-    let openers = syntax.openers;
-    let tools = GenericToolParser::new(syntax, options);
-    let Some(reasoning) = reasoning_of(analysis, openers) else {
-        return Parser::new(
-            NAME,
-            Composed::new(NoReasoning, tools, Stage::Content, false),
-        );
-    };
-    let stage = stage_for(analysis, reasoning, options);
-    let inline = options.reasoning_format == ReasoningFormat::Inline;
-    let parser = ThinkTagReasoningParser::new(reasoning, stage)
-        .inline(inline)
-        .blocks_in_reasoning(BlockInReasoning::Hold);
-    Parser::new(NAME, Composed::new(parser, tools, stage, inline))
+    GenericParserFactory::new(Arc::new(analysis.clone())).parser(options)
+}
+
+/// Everything a generic parser needs that depends on the analysis only — its markers, interned and
+/// sorted into tables — built once, so that a parser per request costs a few small allocations.
+#[derive(Clone, Debug)]
+pub struct GenericParserFactory {
+    analysis: Arc<Analysis>,
+    syntax: Arc<Syntax>,
+    reasoning: Option<&'static ReasoningSyntax>,
+}
+
+impl GenericParserFactory {
+    /// Builds the tables for this analysis.
+    pub fn new(analysis: Arc<Analysis>) -> GenericParserFactory {
+        let syntax = Arc::new(Syntax::new(&analysis));
+        let reasoning = reasoning_of(&analysis, syntax.openers);
+        GenericParserFactory {
+            analysis,
+            syntax,
+            reasoning,
+        }
+    }
+
+    /// The analysis the parsers follow.
+    pub fn analysis(&self) -> &Arc<Analysis> {
+        &self.analysis
+    }
+
+    /// A parser for one output; the request's options decide the starting stage (see the module docs).
+    pub fn parser(&self, options: &ParseOptions) -> Parser {
+        let tools = GenericToolParser::new(self.syntax.clone(), options);
+        let Some(reasoning) = self.reasoning else {
+            return Parser::new(
+                NAME,
+                Composed::new(NoReasoning, tools, Stage::Content, false),
+            );
+        };
+        let stage = stage_for(&self.analysis, reasoning, options);
+        let inline = options.reasoning_format == ReasoningFormat::Inline;
+        let parser = ThinkTagReasoningParser::new(reasoning, stage)
+            .inline(inline)
+            .blocks_in_reasoning(BlockInReasoning::Hold);
+        Parser::new(NAME, Composed::new(parser, tools, stage, inline))
+    }
 }
 
 /// Every marker of the analysis, whole (trimmed, interned): how a server delivers special tokens, for

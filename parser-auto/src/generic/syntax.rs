@@ -55,6 +55,12 @@ pub(super) struct Syntax {
     pub has_closer: bool,
     /// Every literal a head may consist of, for chunking tests.
     pub tokens: &'static [&'static str],
+    /// The recipient that content is written to with the call opener (functionary's `all` in
+    /// `>>>all`); empty when none.
+    pub content_recipient: &'static str,
+    /// PYTHONIC: markers that end broken arguments when they stand outside a string (call/section ends,
+    /// call openers, dropped tokens).
+    pub py_stops: &'static [&'static str],
 }
 
 /// A marker as matched: trimmed, interned.
@@ -123,8 +129,17 @@ impl Syntax {
             _ => intern_list(&openers),
         };
         let mut drops: Vec<&str> = analysis.end_of_turn.iter().map(|t| t.trim()).collect();
+        // Content written like a call (`>>>all`): read by the call head, not dropped.
+        let content_recipient = match k.content_start.trim().strip_prefix(per_call_start) {
+            Some(recipient) if !per_call_start.is_empty() && format != ToolFormat::None => {
+                intern(recipient.trim())
+            }
+            _ => "",
+        };
         if analysis.content != ContentMode::Plain {
-            drops.push(k.content_start.trim());
+            if content_recipient.is_empty() {
+                drops.push(k.content_start.trim());
+            }
             drops.push(k.content_end.trim());
         }
         drops.retain(|d| !openers.contains(d));
@@ -134,6 +149,7 @@ impl Syntax {
         stop_list.extend_from_slice(openers);
         stop_list.extend_from_slice(drops);
         let stops = marker_set(&[&stop_list]);
+        let py_stops = intern_list(&stop_list);
 
         let mut followers = vec![
             arg_name_prefix,
@@ -205,7 +221,7 @@ impl Syntax {
         } else {
             JsonCallFields::STANDARD
         };
-        let bare = format == ToolFormat::JsonNative
+        let bare = matches!(format, ToolFormat::JsonNative | ToolFormat::Pythonic)
             && section_start.is_empty()
             && per_call_start.is_empty();
 
@@ -260,6 +276,8 @@ impl Syntax {
                 && per_call_end.is_empty()
                 && section_end.is_empty()),
             tokens: intern_list(&tokens),
+            py_stops,
+            content_recipient,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The generic tool-call parser: one state machine for the three formats of the analysis, on the core
+//! The generic tool-call parser: one state machine for the four formats of the analysis, on the core
 //! scanner ([`Carry`], [`MarkerSet`], [`Calls::scan_content`]), [`JsonCall`] for JSON calls, a
-//! [`JsonScanner`] for JSON arguments, and [`ObjectArgs`] + [`TaggedValue`] for tagged arguments.
+//! [`JsonScanner`] for JSON arguments, [`ObjectArgs`] + [`TaggedValue`] for tagged arguments, and
+//! [`ArgsScanner`] + [`kwargs_to_json`] for Python calls.
 
 use std::sync::Arc;
 
@@ -10,7 +11,8 @@ use parser_core::{
     find_within, leading_ws, literal_at,
 };
 
-use super::head::{HEAD_LIMIT, Head, Stop, head, param_head};
+use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
+use super::pythonic::{ArgsScanner, ArgsStep, kwargs_to_json};
 use super::syntax::{DROP, Syntax};
 use crate::analyze::{CallIdPosition, ToolFormat};
 
@@ -40,6 +42,11 @@ enum State {
     RawValue,
     /// After a call: framing, separators, the next call, or the end of the block.
     AfterCall,
+    /// PYTHONIC: inside a call's parentheses; the argument text is collected and converted when the
+    /// call closes.
+    PyArgs,
+    /// PYTHONIC: after a `,` in a list of calls; the next call's name.
+    PyNext,
 }
 
 /// The tool-call parser built from an analysis; see the module docs of [`super`].
@@ -68,6 +75,8 @@ struct Machine {
     reader: TaggedValue,
     value_type: ValueType,
     value: String,
+    /// PYTHONIC: where the open call's arguments end.
+    py: ArgsScanner,
 }
 
 impl GenericToolParser {
@@ -94,6 +103,7 @@ impl GenericToolParser {
                 reader: TaggedValue::new(),
                 value_type: ValueType::String,
                 value: String::new(),
+                py: ArgsScanner::default(),
             },
         }
     }
@@ -123,6 +133,8 @@ impl ToolParser for GenericToolParser {
                     m.args.finish(&mut m.calls, out);
                     valid = true;
                 }
+                // Cut off inside a Python call: the argument text as written so far, raw.
+                State::PyArgs => m.calls.args(out, &m.value),
                 _ => {}
             }
             m.calls.end(out, valid);
@@ -155,7 +167,9 @@ impl Machine {
                     match text.as_bytes().get(pos) {
                         None => return pos,
                         Some(b'{') => self.enter_json(""),
-                        Some(b'[') if s.array => self.state = State::Head,
+                        Some(b'[') if s.array || s.format == ToolFormat::Pythonic => {
+                            self.state = State::Head
+                        }
                         Some(_) => self.state = State::Content,
                     }
                 }
@@ -189,6 +203,41 @@ impl Machine {
                     Ok(Head::Tag { name, id, len }) => {
                         self.open_call(out, name, id);
                         pos += len;
+                    }
+                    Ok(Head::Content { len }) => {
+                        // The header of content written like a call: framing.
+                        pos += len;
+                        self.in_array = false;
+                        self.state = State::Content;
+                    }
+                    Ok(Head::Python { name, list, len }) => {
+                        self.in_array = list;
+                        self.open_call(out, name, None);
+                        pos += len;
+                    }
+                },
+                State::PyArgs => {
+                    let (used, done) = self.py_args(s, rest, eof, out);
+                    pos += used;
+                    if !done {
+                        return pos;
+                    }
+                }
+                State::PyNext => match py_call_name(rest.trim_start(), eof) {
+                    Err(Stop::More)
+                        if !eof && rest.len() - rest.trim_start().len() <= HEAD_LIMIT =>
+                    {
+                        return pos;
+                    }
+                    Err(_) => {
+                        // Not a call after the comma: the list is over; the rest is content.
+                        self.in_array = false;
+                        self.state = State::Content;
+                    }
+                    Ok((name, len)) => {
+                        let ws = rest.len() - rest.trim_start().len();
+                        self.open_call(out, name, None);
+                        pos += ws + len;
                     }
                 },
                 State::Json => {
@@ -360,6 +409,18 @@ impl Machine {
         let Some(&first) = after.as_bytes().first() else {
             return if eof { After::Content } else { After::Hold };
         };
+        if self.in_array && s.format == ToolFormat::Pythonic {
+            match first {
+                b',' => return After::Go(ws + 1, State::PyNext),
+                b']' => {
+                    self.in_array = false;
+                    return After::Skip(ws + 1);
+                }
+                // A list left unclosed (a broken call ended at the block's end marker): framing or
+                // content, as after a list.
+                _ => self.in_array = false,
+            }
+        }
         if self.in_array {
             return match first {
                 b',' => After::Skip(ws + 1),
@@ -419,10 +480,69 @@ impl Machine {
         self.function.clear();
         self.function.push_str(name);
         self.args.reset();
+        self.py.reset();
+        self.value.clear();
         self.state = match self.syntax.format {
             ToolFormat::TagWithTagged => State::Body,
+            ToolFormat::Pythonic => State::PyArgs,
             _ => State::ArgsLead,
         };
+    }
+
+    /// Reads a Python call's argument text; returns how much was consumed and whether the call ended
+    /// (converted to JSON at its `)`; raw and invalid when broken: a stray closer, or a call/section end
+    /// or opener outside a string).
+    fn py_args(&mut self, s: &Syntax, rest: &str, eof: bool, out: &mut dyn Sink) -> (usize, bool) {
+        let bytes = rest.as_bytes();
+        for (at, &byte) in bytes.iter().enumerate() {
+            if !self.py.in_string() && s.py_stops.iter().any(|m| m.as_bytes()[0] == byte) {
+                match literal_at(&rest[at..], s.py_stops, eof) {
+                    Literal::Partial => {
+                        self.value.push_str(&rest[..at]);
+                        return (at, false);
+                    }
+                    Literal::Whole(_) => {
+                        // The marker is framing for the state after the call.
+                        self.value.push_str(&rest[..at]);
+                        self.end_py_call(out, false);
+                        return (at, true);
+                    }
+                    Literal::No => {}
+                }
+            }
+            match self.py.step(byte) {
+                ArgsStep::Inside => {}
+                ArgsStep::Close => {
+                    self.value.push_str(&rest[..at]);
+                    self.end_py_call(out, true);
+                    return (at + 1, true);
+                }
+                ArgsStep::Stray => {
+                    self.value.push_str(&rest[..at]);
+                    self.end_py_call(out, false);
+                    return (at, true);
+                }
+            }
+        }
+        self.value.push_str(rest);
+        (rest.len(), false)
+    }
+
+    /// Ends a Python call: its arguments as a JSON object when they convert (and the call closed), else
+    /// the raw text, flagged invalid.
+    fn end_py_call(&mut self, out: &mut dyn Sink, closed: bool) {
+        match kwargs_to_json(&self.value).filter(|_| closed) {
+            Some(json) => {
+                self.calls.args(out, &json);
+                self.calls.end(out, true);
+            }
+            None => {
+                self.calls.args(out, &self.value);
+                self.calls.end(out, false);
+            }
+        }
+        self.value.clear();
+        self.state = State::AfterCall;
     }
 
     fn close_call(&mut self, out: &mut dyn Sink) {
