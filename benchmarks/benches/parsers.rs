@@ -3,7 +3,8 @@
 //!
 //! Workloads come from the `benchmarks` library ([`benchmarks::FORMATS`], deterministic). Every benchmark
 //! takes the format as its divan argument (`deepseek-v3.1`, `qwen3-hermes`, `qwen3-coder`, `kimi-k2`,
-//! `gpt-oss`); formats whose family is not registered yet are left out. The global allocator is divan's
+//! `gpt-oss`, and `auto-qwen3-hermes`, `auto-qwen3-coder`: the Qwen3 workloads with the generic parser
+//! built from the model's chat template); formats whose family is not registered yet are left out. The global allocator is divan's
 //! [`AllocProfiler`], so each benchmark also reports allocation counts and bytes per iteration.
 //!
 //! - `one_shot`: `Parser::parse` on the ~100 KB output, with parser construction timed
@@ -12,19 +13,18 @@
 //!   every delta read; a fresh parser per iteration, built outside the timing. The item counter is the
 //!   number of pushes, so divan's item throughput is pushes per second.
 //! - `long_argument_4_chars`: one call with a 2 KB / 20 KB / 200 KB string argument, streamed the same way.
-//! - `construction`: building a parser from a resolved registry entry, and through `for_model` (registry
-//!   lookup included).
+//! - `construction`: building a parser per request from what is resolved once (`per_request`: a registry
+//!   entry, or a template's cached analysis), and through `for_model` (registry lookup included; family
+//!   formats only).
 //!
 //! Filter by format with divan's name filter, e.g. `cargo bench -p benchmarks -- qwen3-coder`.
 #![forbid(unsafe_code)]
 
 use std::fmt;
 
+use benchmarks::{Format, ParserFactory, chunks, registered_formats, stream};
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{AllocProfiler, Bencher, black_box};
-use parser_auto::{ParseOptions, Parser, ParserEntry};
-
-use benchmarks::{Format, chunks, registered_formats, stream};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -57,25 +57,26 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// A parser builder: the entry is resolved once.
-fn maker(entry: &'static ParserEntry, options: ParseOptions) -> impl Fn() -> Parser {
-    move || entry.parser(&options)
+/// The parsers of `format`'s output workload (the entry or the template analysis is resolved once).
+fn output_parsers(format: &Format) -> ParserFactory {
+    format
+        .output_parsers()
+        .unwrap_or_else(|e| panic!("no parser for {format}: {e}"))
 }
 
-/// A builder for `format`'s output workload.
-fn output_maker(format: &Format) -> impl Fn() -> Parser + use<> {
-    let entry = format
-        .entry()
-        .unwrap_or_else(|e| panic!("no parser for {}: {e}", format.model));
-    maker(entry, format.output_options())
+/// The parsers of `format`'s long-argument workload.
+fn long_argument_parsers(format: &Format) -> ParserFactory {
+    format
+        .long_argument_parsers()
+        .unwrap_or_else(|e| panic!("no parser for {format}: {e}"))
 }
 
-/// A builder for `format`'s long-argument workload.
-fn long_argument_maker(format: &Format) -> impl Fn() -> Parser + use<> {
-    let entry = format
-        .long_argument_entry()
-        .unwrap_or_else(|e| panic!("no parser for {}: {e}", format.long_argument_model));
-    maker(entry, format.long_argument_options())
+/// The formats whose parser is a family's, found by model name (those `for_model` can build).
+fn family_formats() -> Vec<&'static Format> {
+    registered_formats()
+        .into_iter()
+        .filter(|format| format.template.is_none())
+        .collect()
 }
 
 mod one_shot {
@@ -87,20 +88,20 @@ mod one_shot {
     #[divan::bench(args = registered_formats())]
     fn construction_counted(bencher: Bencher, format: &Format) {
         let text = format.output(SIZE);
-        let make = output_maker(format);
+        let parsers = output_parsers(format);
         bencher
             .counter(BytesCount::of_str(&text))
-            .bench_local(|| make().parse(black_box(&text)));
+            .bench_local(|| parsers.make().parse(black_box(&text)));
     }
 
     /// `parse` only: parsers are built outside the timed closure.
     #[divan::bench(args = registered_formats())]
     fn construction_not_counted(bencher: Bencher, format: &Format) {
         let text = format.output(SIZE);
-        let make = output_maker(format);
+        let parsers = output_parsers(format);
         bencher
             .counter(BytesCount::of_str(&text))
-            .with_inputs(&make)
+            .with_inputs(|| parsers.make())
             .bench_local_values(|parser| parser.parse(black_box(&text)));
     }
 }
@@ -110,11 +111,11 @@ mod one_shot {
 fn streaming_4_chars(bencher: Bencher, case: Case) {
     let text = case.format.output(case.size);
     let pieces = chunks(&text, 4);
-    let make = output_maker(case.format);
+    let parsers = output_parsers(case.format);
     bencher
         .counter(ItemsCount::new(pieces.len()))
         .counter(BytesCount::of_str(&text))
-        .with_inputs(&make)
+        .with_inputs(|| parsers.make())
         .bench_local_refs(|parser| stream(parser, black_box(&pieces)));
 }
 
@@ -123,26 +124,27 @@ fn streaming_4_chars(bencher: Bencher, case: Case) {
 fn long_argument_4_chars(bencher: Bencher, case: Case) {
     let text = case.format.long_argument(case.size).output;
     let pieces = chunks(&text, 4);
-    let make = long_argument_maker(case.format);
+    let parsers = long_argument_parsers(case.format);
     bencher
         .counter(ItemsCount::new(pieces.len()))
         .counter(BytesCount::of_str(&text))
-        .with_inputs(&make)
+        .with_inputs(|| parsers.make())
         .bench_local_refs(|parser| stream(parser, black_box(&pieces)));
 }
 
 mod construction {
     use super::*;
 
-    /// `entry.parser(&options)`: what a server does per request once the model is resolved.
+    /// What a server does per request once the model is resolved: `entry.parser(&options)`, or
+    /// `prepared.parser(&options)` on the template resolved once with `parser_auto::prepare`.
     #[divan::bench(args = registered_formats())]
-    fn from_entry(bencher: Bencher, format: &Format) {
-        let make = output_maker(format);
-        bencher.bench_local(|| black_box(&make)());
+    fn per_request(bencher: Bencher, format: &Format) {
+        let parsers = output_parsers(format);
+        bencher.bench_local(|| black_box(&parsers).make());
     }
 
     /// `parser_auto::for_model`: registry lookup and construction.
-    #[divan::bench(args = registered_formats())]
+    #[divan::bench(args = family_formats())]
     fn for_model(bencher: Bencher, format: &Format) {
         let options = format.output_options();
         bencher

@@ -28,20 +28,19 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let (text, entry, options) = match workload {
-        "output" => (format.output(size), format.entry(), format.output_options()),
+    let (text, parsers) = match workload {
+        "output" => (format.output(size), format.output_parsers()),
         "long" => (
             format.long_argument(size).output,
-            format.long_argument_entry(),
-            format.long_argument_options(),
+            format.long_argument_parsers(),
         ),
         other => {
             eprintln!("profile: unknown workload {other}; `output` or `long`");
             return ExitCode::from(2);
         }
     };
-    let entry = match entry {
-        Ok(entry) => entry,
+    let parsers = match parsers {
+        Ok(parsers) => parsers,
         Err(e) => {
             eprintln!("profile: {e}");
             return ExitCode::from(2);
@@ -52,7 +51,7 @@ fn main() -> ExitCode {
     let start = Instant::now();
     let mut streams = 0u64;
     while start.elapsed() < deadline {
-        stream(&mut entry.parser(&options), &pieces);
+        stream(&mut parsers.make(), &pieces);
         streams += 1;
     }
     let ns = start.elapsed().as_secs_f64() * 1e9 / (streams * pieces.len() as u64) as f64;

@@ -10,22 +10,107 @@
 //!   with quotes, backslashes, newlines, tabs, `<` and non-ASCII text (JSON-escaped where the format writes
 //!   JSON, raw where it writes XML parameters).
 //!
-//! [`FORMATS`] lists them; [`Format`] says which model to resolve, which prompt tail to pass and what the
-//! parse must give (checked by `bench-table` before it measures anything).
+//! [`FORMATS`] lists them; [`Format`] says which parser to build ([`Format::output_parsers`]: the family
+//! parser registered for a model name, or the generic parser built from a chat template's analysis),
+//! which prompt tail to pass and what the parse must give (checked by `bench-table` before it measures
+//! anything).
 
 use std::fmt;
+use std::path::Path;
 
-use parser_auto::{Error, ParseOptions, ParserEntry};
+use parser_auto::template::ChatTemplate;
+use parser_auto::{ParseOptions, Parser, ParserEntry, Route, generic};
 
-/// One output format: the model it is resolved for, the prompt tails, the workload generators and what a
-/// correct parse gives.
+/// The workspace's `templates/` directory, where [`Format::template`] files are.
+pub const TEMPLATES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../templates");
+
+/// Builds the parser of one workload, once per request, from what a server resolves once per model (a
+/// registry entry, or a chat template's cached analysis). The measured parsers all come from here, so
+/// the table and the divan benchmarks build exactly what they describe.
+pub struct ParserFactory {
+    /// Which parser this builds and how it was chosen (markdown).
+    pub description: String,
+    /// The per-request call that builds it (markdown), as the construction benchmarks name it.
+    pub construction: &'static str,
+    /// The request options the parser is built with.
+    pub options: ParseOptions,
+    build: Box<dyn Fn(&ParseOptions) -> Parser>,
+}
+
+impl fmt::Debug for ParserFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParserFactory")
+            .field("description", &self.description)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParserFactory {
+    /// A fresh parser, ready for one output.
+    pub fn make(&self) -> Parser {
+        (self.build)(&self.options)
+    }
+
+    /// The family parser of a registry entry (the route of a model whose name resolves).
+    pub fn from_entry(entry: &'static ParserEntry, options: ParseOptions) -> Self {
+        ParserFactory {
+            description: format!("`{}` (family `{}`)", entry.name, entry.family),
+            construction: "`entry.parser(&options)` (model already resolved)",
+            options,
+            build: Box::new(move |options| entry.parser(options)),
+        }
+    }
+
+    /// The family parser registered for `model`, or why there is none (its family is not written yet).
+    pub fn for_model(model: &str, options: ParseOptions) -> Result<Self, String> {
+        let entry = parser_auto::entry_for_model(model)
+            .map_err(|e| format!("not registered yet for `{model}` ({e})"))?;
+        let mut factory = Self::from_entry(entry, options);
+        factory.description.push_str(&format!(" for `{model}`"));
+        Ok(factory)
+    }
+
+    /// The generic parser built from the analysis of the chat template in `templates/{file}`: the route
+    /// of a model without a family parser. An error when the template does not load, or when
+    /// [`parser_auto::resolve`] would not take the analyzer route for it (a family signature or plain
+    /// content), since the numbers would then not be the generic parser's.
+    pub fn from_template(file: &str, options: ParseOptions) -> Result<Self, String> {
+        let path = Path::new(TEMPLATES_DIR).join(file);
+        let template = ChatTemplate::from_file(&path)
+            .map_err(|e| format!("`templates/{file}` does not load ({e})"))?;
+        // Resolved once per template, as a server keeps it (analysis and marker tables cached): only
+        // `prepared.parser` is per request.
+        let prepared = parser_auto::prepare(None, Some(&template))
+            .map_err(|e| format!("`templates/{file}` does not resolve ({e})"))?;
+        let route = prepared.route.clone();
+        if route != Route::Analyzer {
+            return Err(format!(
+                "`templates/{file}` resolves to the {route}, not the analyzer"
+            ));
+        }
+        Ok(ParserFactory {
+            description: format!(
+                "generic parser `{}` from the analysis of `templates/{file}` (route: {route})",
+                generic::NAME
+            ),
+            construction: "`prepared.parser(&options)` (template resolved once with `parser_auto::prepare`)",
+            options,
+            build: Box::new(move |options| prepared.parser(options)),
+        })
+    }
+}
+
+/// One output format: where its parser comes from (a model's family parser or a template's generic
+/// parser), the prompt tails, the workload generators and what a correct parse gives.
 #[derive(Debug)]
 pub struct Format {
     /// Short identifier, used as the divan argument name (`qwen3-hermes`).
     pub key: &'static str,
     /// Human name, used as the table's section title (`Qwen3 Hermes`).
     pub name: &'static str,
-    /// Model id of the output workload, resolved with [`parser_auto::entry_for_model`].
+    /// Model id of the output workload, resolved with [`parser_auto::entry_for_model`] unless
+    /// [`template`](Self::template) is set (then only the model whose outputs the workloads are).
     pub model: &'static str,
     /// Prompt tail of the output workload (`None`: no tail, the family's default stage).
     pub output_tail: Option<&'static str>,
@@ -41,6 +126,10 @@ pub struct Format {
     pub json_arguments: bool,
     /// The first marker after the long prose (where the reasoning or content phase ends).
     pub prose_end: &'static str,
+    /// A chat template file in [`TEMPLATES_DIR`]: when set, both workloads are parsed by the generic
+    /// parser built from its analysis ([`ParserFactory::from_template`]) instead of the model's family
+    /// parser.
+    pub template: Option<&'static str>,
     output: fn(usize) -> String,
     long_argument: fn(usize) -> LongArgument,
 }
@@ -64,14 +153,23 @@ impl Format {
         (self.long_argument)(arg_bytes)
     }
 
-    /// The registry entry for [`model`](Self::model) (an error while the family is not registered).
-    pub fn entry(&self) -> Result<&'static ParserEntry, Error> {
-        parser_auto::entry_for_model(self.model)
+    /// The parsers of the output workload: the generic parser of [`template`](Self::template) when set,
+    /// else the family parser of [`model`](Self::model) (an error while the family is not registered).
+    pub fn output_parsers(&self) -> Result<ParserFactory, String> {
+        self.parsers(self.model, self.output_options())
     }
 
-    /// The registry entry for [`long_argument_model`](Self::long_argument_model).
-    pub fn long_argument_entry(&self) -> Result<&'static ParserEntry, Error> {
-        parser_auto::entry_for_model(self.long_argument_model)
+    /// The parsers of the long-argument workload: the generic parser of [`template`](Self::template)
+    /// when set, else the family parser of [`long_argument_model`](Self::long_argument_model).
+    pub fn long_argument_parsers(&self) -> Result<ParserFactory, String> {
+        self.parsers(self.long_argument_model, self.long_argument_options())
+    }
+
+    fn parsers(&self, model: &str, options: ParseOptions) -> Result<ParserFactory, String> {
+        match self.template {
+            Some(file) => ParserFactory::from_template(file, options),
+            None => ParserFactory::for_model(model, options),
+        }
     }
 
     /// Request options for the output workload.
@@ -148,6 +246,7 @@ pub static DEEPSEEK_V31: Format = Format {
     reasoning: true,
     json_arguments: true,
     prose_end: THINK_END,
+    template: None,
     output: deepseek_v31_output,
     long_argument: deepseek_v31_long_argument,
 };
@@ -163,6 +262,7 @@ pub static QWEN3_HERMES: Format = Format {
     reasoning: true,
     json_arguments: true,
     prose_end: THINK_END,
+    template: None,
     output: qwen3_hermes_output,
     long_argument: qwen3_hermes_long_argument,
 };
@@ -178,6 +278,7 @@ pub static QWEN3_CODER: Format = Format {
     reasoning: false,
     json_arguments: false,
     prose_end: TOOL_CALL_OPEN,
+    template: None,
     output: qwen3_coder_output,
     long_argument: qwen3_coder_long_argument,
 };
@@ -193,6 +294,7 @@ pub static KIMI_K2: Format = Format {
     reasoning: true,
     json_arguments: true,
     prose_end: THINK_END,
+    template: None,
     output: kimi_k2_output,
     long_argument: kimi_k2_long_argument,
 };
@@ -208,25 +310,46 @@ pub static GPT_OSS: Format = Format {
     reasoning: true,
     json_arguments: true,
     prose_end: HARMONY_END,
+    template: None,
     output: gpt_oss_output,
     long_argument: gpt_oss_long_argument,
 };
 
-/// Every format, DeepSeek V3.1 (the reference) first.
-pub static FORMATS: [&Format; 5] = [
+/// The Qwen3 Hermes workloads (same bytes, same tails, same expected calls), parsed by the generic parser
+/// built from Qwen3's chat template: what a Qwen3 fine-tune whose name no family claims gets.
+pub static AUTO_QWEN3_HERMES: Format = Format {
+    key: "auto-qwen3-hermes",
+    name: "Qwen3 Hermes via template analysis",
+    template: Some("Qwen-Qwen3-0.6B.jinja"),
+    ..QWEN3_HERMES
+};
+
+/// The Qwen3-Coder XML workloads, parsed by the generic parser built from Qwen3-Coder's chat template.
+pub static AUTO_QWEN3_CODER: Format = Format {
+    key: "auto-qwen3-coder",
+    name: "Qwen3-Coder via template analysis",
+    template: Some("Qwen3-Coder.jinja"),
+    ..QWEN3_CODER
+};
+
+/// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
+pub static FORMATS: [&Format; 7] = [
     &DEEPSEEK_V31,
     &QWEN3_HERMES,
     &QWEN3_CODER,
     &KIMI_K2,
     &GPT_OSS,
+    &AUTO_QWEN3_HERMES,
+    &AUTO_QWEN3_CODER,
 ];
 
-/// The formats whose model and long-argument model both resolve to a registered parser.
+/// The formats whose parsers can be built for both workloads (family registered, or template analysed
+/// to the generic parser).
 pub fn registered_formats() -> Vec<&'static Format> {
     FORMATS
         .iter()
         .copied()
-        .filter(|format| format.entry().is_ok() && format.long_argument_entry().is_ok())
+        .filter(|format| format.output_parsers().is_ok() && format.long_argument_parsers().is_ok())
         .collect()
 }
 
@@ -792,7 +915,8 @@ mod tests {
 
     /// How many times each marker of a format's output appears (openers and closers balanced).
     fn markers(format: &Format) -> &'static [(&'static str, usize)] {
-        match format.key {
+        // A format parsed through its template has the workloads of the family format it names.
+        match format.key.strip_prefix("auto-").unwrap_or(format.key) {
             // The prompt opened `<think>`.
             "deepseek-v3.1" => &[
                 ("<think>", 0),
@@ -979,6 +1103,18 @@ mod tests {
         );
         let output = qwen3_coder_output(2_000);
         assert!(output.contains("<parameter=line>\n12\n</parameter>\n</function>\n</tool_call>"));
+    }
+
+    /// The template formats measure the generic parser: their templates load and take the analyzer route
+    /// (`from_template` refuses any other route).
+    #[test]
+    fn template_formats_build_generic_parsers() {
+        for format in [&AUTO_QWEN3_HERMES, &AUTO_QWEN3_CODER] {
+            for factory in [format.output_parsers(), format.long_argument_parsers()] {
+                let factory = factory.unwrap_or_else(|e| panic!("{format}: {e}"));
+                assert_eq!(factory.make().name(), generic::NAME, "{format}");
+            }
+        }
     }
 
     /// Keys are unique (they name divan benchmarks); models resolve to themselves in the table.

@@ -9,8 +9,10 @@
 //! run and every machine sees the same bytes.
 //!
 //! - [`FORMATS`]: every output format measured ([`Format`]): DeepSeek V3.1, Qwen3 Hermes, Qwen3-Coder
-//!   XML, Kimi-K2 and GPT-OSS harmony. Each names the model to resolve, the prompt tails, and generates
-//!   two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
+//!   XML, Kimi-K2 and GPT-OSS harmony with their family parsers, then the Qwen3 Hermes and Qwen3-Coder
+//!   workloads again with the generic parser built from each model's chat template (the route of a model
+//!   without a family parser). Each says where its parser comes from ([`ParserFactory`]: a registry
+//!   entry or a template's analysis), the prompt tails, and generates two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
 //!   and [`Format::long_argument`], one `write_file` call whose string argument is long. The generators
 //!   are also public functions ([`deepseek_v31_output`], [`qwen3_coder_long_argument`], …).
 //! - [`chunks`]: cuts a text into the small deltas a server would push.
@@ -32,11 +34,12 @@ use parser_auto::{Delta, Deltas, Error, ParseOptions, Parser, ParserEntry};
 mod formats;
 
 pub use formats::{
-    CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format, GPT_OSS, KIMI_K2,
-    LONG_ARGUMENT_PATH, LongArgument, MODEL, QWEN3_CODER, QWEN3_HERMES, REASONING_TAIL,
-    deepseek_v31_long_argument, deepseek_v31_output, gpt_oss_long_argument, gpt_oss_output,
-    kimi_k2_long_argument, kimi_k2_output, qwen3_coder_long_argument, qwen3_coder_output,
-    qwen3_hermes_long_argument, qwen3_hermes_output, registered_formats,
+    AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,
+    GPT_OSS, KIMI_K2, LONG_ARGUMENT_PATH, LongArgument, MODEL, ParserFactory, QWEN3_CODER,
+    QWEN3_HERMES, REASONING_TAIL, TEMPLATES_DIR, deepseek_v31_long_argument, deepseek_v31_output,
+    gpt_oss_long_argument, gpt_oss_output, kimi_k2_long_argument, kimi_k2_output,
+    qwen3_coder_long_argument, qwen3_coder_output, qwen3_hermes_long_argument, qwen3_hermes_output,
+    registered_formats,
 };
 
 /// Cuts `text` into pieces of `n` characters (the last one may be shorter), never inside a code point.

@@ -10,6 +10,11 @@
 //! lookup, whole-stream allocations); the other formats get the rows that carry a target. A format whose
 //! model does not resolve yet (its family is still being written) gets "not registered yet" rows.
 //!
+//! Every parser comes from a [`ParserFactory`]: the family parser of a registry entry, or, for the formats
+//! with a chat template ("… via template analysis"), the generic parser built from the template's cached
+//! analysis. Both kinds go through the same checks and rows; the construction row times the factory's
+//! per-request call (`entry.parser` or `prepared.parser` for a template resolved with `parser_auto::prepare`).
+//!
 //! Before measuring a format, its workloads are parsed and checked (three valid calls with the expected
 //! names and arguments, streaming in 4-char deltas equal to one-shot, the long prose where expected, the
 //! long argument intact), so that the numbers measure the intended parse.
@@ -29,10 +34,10 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use benchmarks::{
-    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, chunks, consume,
-    stream,
+    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, chunks,
+    consume, stream,
 };
-use parser_auto::{ParseOptions, ParsedMessage, Parser, ParserEntry};
+use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
 
 /// The counting allocator: the only unsafe code of the crate.
@@ -179,18 +184,6 @@ impl Section {
     }
 }
 
-/// A resolved workload: the entry and the options its parsers are built with.
-struct Target {
-    entry: &'static ParserEntry,
-    options: ParseOptions,
-}
-
-impl Target {
-    fn make(&self) -> Parser {
-        self.entry.parser(&self.options)
-    }
-}
-
 fn main() -> ExitCode {
     let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
     let harness = if quick {
@@ -266,27 +259,23 @@ fn print_header(harness: &Harness, quick: bool) {
 /// Resolves, checks and measures one format.
 fn measure_format(format: &'static Format, harness: &Harness) -> Section {
     let full = format.key == DEEPSEEK_V31.key;
-    let output = format.entry().ok().map(|entry| Target {
-        entry,
-        options: format.output_options(),
-    });
-    let long = format.long_argument_entry().ok().map(|entry| Target {
-        entry,
-        options: format.long_argument_options(),
-    });
+    let output = format.output_parsers();
+    let long = format.long_argument_parsers();
+    let parsers = describe_parsers(format, &output, &long);
+    let (output, long) = (output.ok(), long.ok());
     let mut section = Section {
         format,
-        parsers: describe_parsers(format),
+        parsers,
         problems: Vec::new(),
         rows: Vec::new(),
         summary: Summary::default(),
         registered: output.is_some() || long.is_some(),
     };
-    if let Some(target) = &output {
-        check_output(format, target, &mut section.problems);
+    if let Some(parsers) = &output {
+        check_output(format, parsers, &mut section.problems);
     }
-    if let Some(target) = &long {
-        check_long_argument(format, target, &mut section.problems);
+    if let Some(parsers) = &long {
+        check_long_argument(format, parsers, &mut section.problems);
     }
     one_shot_rows(format, output.as_ref(), harness, full, &mut section);
     streaming_rows(format, output.as_ref(), harness, full, &mut section);
@@ -305,7 +294,11 @@ fn panicked(format: &'static Format, panic: &(dyn Any + Send)) -> Section {
         .unwrap_or_else(|| "a non-string panic".to_owned());
     Section {
         format,
-        parsers: describe_parsers(format),
+        parsers: describe_parsers(
+            format,
+            &format.output_parsers(),
+            &format.long_argument_parsers(),
+        ),
         problems: vec![format!(
             "the parser panicked while being checked or measured: {message}"
         )],
@@ -315,31 +308,33 @@ fn panicked(format: &'static Format, panic: &(dyn Any + Send)) -> Section {
     }
 }
 
-fn describe_parsers(format: &Format) -> String {
-    let describe = |model: &str, tail: Option<&str>| {
+/// What parses each workload (or why nothing does), with its prompt tail.
+fn describe_parsers(
+    format: &Format,
+    output: &Result<ParserFactory, String>,
+    long: &Result<ParserFactory, String>,
+) -> String {
+    let describe = |parsers: &Result<ParserFactory, String>, tail: Option<&str>| {
         let tail = tail.map_or_else(
             || "no prompt tail".to_owned(),
             |tail| format!("prompt tail `{}`", tail.escape_debug()),
         );
-        match parser_auto::entry_for_model(model) {
-            Ok(entry) => format!(
-                "`{}` (family `{}`) for `{model}`, {tail}",
-                entry.name, entry.family
-            ),
-            Err(e) => format!("not registered yet for `{model}` ({e})"),
+        match parsers {
+            Ok(factory) => format!("{}, {tail}", factory.description),
+            Err(why) => why.clone(),
         }
     };
     format!(
         "- Output workload: {}.\n- Long-argument workload: {}.",
-        describe(format.model, format.output_tail),
-        describe(format.long_argument_model, format.long_argument_tail)
+        describe(output, format.output_tail),
+        describe(long, format.long_argument_tail)
     )
 }
 
 /// Checks that the output workload parses as intended, so that the numbers measure the right thing.
-fn check_output(format: &Format, target: &Target, problems: &mut Vec<String>) {
+fn check_output(format: &Format, parsers: &ParserFactory, problems: &mut Vec<String>) {
     let text = format.output(ONE_SHOT);
-    let message = target.make().parse(&text);
+    let message = parsers.make().parse(&text);
     let reasoning = message.reasoning_trimmed().map_or(0, str::len);
     let content = message.content_trimmed().map_or(0, str::len);
     let long_enough = |len: usize| len >= ONE_SHOT * 9 / 10;
@@ -382,7 +377,7 @@ fn check_output(format: &Format, target: &Target, problems: &mut Vec<String>) {
                 .collect::<Vec<_>>()
         ));
     }
-    let streamed = streamed_message(&mut target.make(), &chunks(&text, DELTA));
+    let streamed = streamed_message(&mut parsers.make(), &chunks(&text, DELTA));
     if !same_ignoring_ids(&streamed, &message) {
         problems.push(format!(
             "streaming the output in {DELTA}-char deltas gives another message than one-shot"
@@ -391,9 +386,9 @@ fn check_output(format: &Format, target: &Target, problems: &mut Vec<String>) {
 }
 
 /// Checks that the long-argument workload is one valid `write_file` call with the text intact.
-fn check_long_argument(format: &Format, target: &Target, problems: &mut Vec<String>) {
+fn check_long_argument(format: &Format, parsers: &ParserFactory, problems: &mut Vec<String>) {
     let long = format.long_argument(TARGET_SIZE);
-    let message = target.make().parse(&long.output);
+    let message = parsers.make().parse(&long.output);
     let intact = |arguments: &str| {
         serde_json::from_str::<Value>(arguments).is_ok_and(|value| {
             value.get("path").and_then(Value::as_str) == Some(LONG_ARGUMENT_PATH)
@@ -431,7 +426,7 @@ fn check_long_argument(format: &Format, target: &Target, problems: &mut Vec<Stri
             message.content_trimmed().map_or(0, str::len)
         ));
     }
-    let streamed = streamed_message(&mut target.make(), &chunks(&long.output, DELTA));
+    let streamed = streamed_message(&mut parsers.make(), &chunks(&long.output, DELTA));
     if !same_ignoring_ids(&streamed, &message) {
         problems.push(format!(
             "streaming the long-argument output in {DELTA}-char deltas gives another message than one-shot"
@@ -491,7 +486,7 @@ fn gbps(bytes: usize, ns: f64) -> f64 {
 
 fn one_shot_rows(
     format: &Format,
-    target: Option<&Target>,
+    parsers: Option<&ParserFactory>,
     harness: &Harness,
     full: bool,
     section: &mut Section,
@@ -504,14 +499,14 @@ fn one_shot_rows(
     };
     for (i, label) in labels.iter().enumerate() {
         let what = format!("One-shot `parse`, {} output, {label}", kb(text.len()));
-        let Some(target) = target else {
+        let Some(parsers) = parsers else {
             section.rows.push(unregistered(what, "≥ 2 GB/s"));
             continue;
         };
         let m = if i == 0 {
-            harness.measure(|| target.make().parse(&text))
+            harness.measure(|| parsers.make().parse(&text))
         } else {
-            harness.measure_with_setup(|| target.make(), |parser| parser.parse(&text))
+            harness.measure_with_setup(|| parsers.make(), |parser| parser.parse(&text))
         };
         let (fast, slow) = m.range_ns();
         let throughput = gbps(text.len(), m.median_ns());
@@ -534,9 +529,9 @@ fn one_shot_rows(
 }
 
 /// Times whole streams (fresh parser per stream, built and dropped outside the timing).
-fn time_stream(harness: &Harness, target: &Target, pieces: &[&str]) -> Measurement {
+fn time_stream(harness: &Harness, parsers: &ParserFactory, pieces: &[&str]) -> Measurement {
     harness.measure_with_setup(
-        || target.make(),
+        || parsers.make(),
         |mut parser| {
             stream(&mut parser, pieces);
             parser
@@ -546,7 +541,7 @@ fn time_stream(harness: &Harness, target: &Target, pieces: &[&str]) -> Measureme
 
 fn streaming_rows(
     format: &Format,
-    target: Option<&Target>,
+    parsers: Option<&ParserFactory>,
     harness: &Harness,
     full: bool,
     section: &mut Section,
@@ -560,11 +555,11 @@ fn streaming_rows(
             kb(text.len()),
             thousands(pieces.len() as u64)
         );
-        let Some(target) = target else {
+        let Some(parsers) = parsers else {
             section.rows.push(unregistered(what, "≤ 50 ns"));
             continue;
         };
-        let m = time_stream(harness, target, &pieces);
+        let m = time_stream(harness, parsers, &pieces);
         let per = |ns: f64| ns / pieces.len() as f64;
         let (fast, slow) = m.range_ns();
         section
@@ -583,7 +578,7 @@ fn streaming_rows(
 
 fn long_argument_rows(
     format: &Format,
-    target: Option<&Target>,
+    parsers: Option<&ParserFactory>,
     harness: &Harness,
     full: bool,
     section: &mut Section,
@@ -600,11 +595,11 @@ fn long_argument_rows(
         );
         let has_target = size == TARGET_SIZE;
         let target_label = if has_target { "≤ 0.25 ms" } else { "—" };
-        let Some(target) = target else {
+        let Some(parsers) = parsers else {
             section.rows.push(unregistered(what, target_label));
             continue;
         };
-        let m = time_stream(harness, target, &pieces);
+        let m = time_stream(harness, parsers, &pieces);
         let (fast, slow) = m.range_ns();
         let status = if has_target {
             Status::check(m.median_ns() <= 250_000.0)
@@ -649,28 +644,30 @@ fn long_argument_rows(
 
 fn construction_rows(
     format: &Format,
-    target: Option<&Target>,
+    parsers: Option<&ParserFactory>,
     harness: &Harness,
     full: bool,
     section: &mut Section,
 ) {
-    let what = "Parser construction: `entry.parser(&options)` (model already resolved)";
-    let Some(target) = target else {
-        section.rows.push(unregistered(what, "≤ 1 µs"));
+    let Some(parsers) = parsers else {
+        section
+            .rows
+            .push(unregistered("Parser construction", "≤ 1 µs"));
         return;
     };
-    let from_entry = harness.measure(|| target.make());
-    let (fast, slow) = from_entry.range_ns();
-    section.summary.construction = Some(time(from_entry.median_ns()));
+    let what = format!("Parser construction: {}", parsers.construction);
+    let per_request = harness.measure(|| parsers.make());
+    let (fast, slow) = per_request.range_ns();
+    section.summary.construction = Some(time(per_request.median_ns()));
     section.rows.push(row(
         what,
-        time(from_entry.median_ns()),
+        time(per_request.median_ns()),
         format!("{}–{}", time(fast), time(slow)),
         "≤ 1 µs",
-        Status::check(from_entry.median_ns() <= 1_000.0),
+        Status::check(per_request.median_ns() <= 1_000.0),
     ));
     if full {
-        let for_model = harness.measure(|| parser_auto::for_model(format.model, &target.options));
+        let for_model = harness.measure(|| parser_auto::for_model(format.model, &parsers.options));
         let (fast, slow) = for_model.range_ns();
         section.rows.push(row(
             "Parser construction: `parser_auto::for_model` (registry lookup included)",
@@ -685,9 +682,9 @@ fn construction_rows(
 /// Allocator calls during `push` of `pieces[from..to]` on a fresh parser that was first fed
 /// `pieces[..from]` uncounted. A full uncounted stream on another parser comes first, to initialise lazy
 /// statics and thread-locals.
-fn allocations_in_window(target: &Target, pieces: &[&str], from: usize, to: usize) -> u64 {
-    stream(&mut target.make(), pieces);
-    let mut parser = target.make();
+fn allocations_in_window(parsers: &ParserFactory, pieces: &[&str], from: usize, to: usize) -> u64 {
+    stream(&mut parsers.make(), pieces);
+    let mut parser = parsers.make();
     for piece in &pieces[..from] {
         consume(parser.push(piece));
     }
@@ -701,10 +698,10 @@ fn allocations_in_window(target: &Target, pieces: &[&str], from: usize, to: usiz
 }
 
 /// Allocator calls for a whole stream: construction, every push, `finish` (after a warm-up stream).
-fn allocations_whole_stream(target: &Target, pieces: &[&str]) -> u64 {
-    stream(&mut target.make(), pieces);
+fn allocations_whole_stream(parsers: &ParserFactory, pieces: &[&str]) -> u64 {
+    stream(&mut parsers.make(), pieces);
     let before = allocations();
-    let mut parser = target.make();
+    let mut parser = parsers.make();
     stream(&mut parser, pieces);
     let counted = allocations() - before;
     drop(parser);
@@ -713,8 +710,8 @@ fn allocations_whole_stream(target: &Target, pieces: &[&str]) -> u64 {
 
 fn allocation_rows(
     format: &Format,
-    output: Option<&Target>,
-    long: Option<&Target>,
+    output: Option<&ParserFactory>,
+    long: Option<&ParserFactory>,
     full: bool,
     section: &mut Section,
 ) {
@@ -745,8 +742,8 @@ fn allocation_rows(
         kb(text.len())
     );
     match output {
-        Some(target) => {
-            let counted = allocations_in_window(target, &pieces, from, to);
+        Some(parsers) => {
+            let counted = allocations_in_window(parsers, &pieces, from, to);
             let pushes = (to - from) as u64;
             section.summary.allocations.push(per_push(counted, pushes));
             section.rows.push(row(
@@ -762,7 +759,7 @@ fn allocation_rows(
                 Status::check(counted == 0),
             ));
             if full {
-                let whole = allocations_whole_stream(target, &pieces);
+                let whole = allocations_whole_stream(parsers, &pieces);
                 section.rows.push(row(
                     format!(
                         "Allocator calls, whole stream: construction + {} pushes + `finish` ({} output, \
@@ -792,8 +789,8 @@ fn allocation_rows(
         kb(LARGE_SIZE)
     );
     match long {
-        Some(target) => {
-            let counted = allocations_in_window(target, &pieces, from, to);
+        Some(parsers) => {
+            let counted = allocations_in_window(parsers, &pieces, from, to);
             let pushes = (to - from) as u64;
             section.summary.allocations.push(per_push(counted, pushes));
             section.rows.push(row(
@@ -931,6 +928,13 @@ fn print_notes() {
          the other formats get the rows that carry a target."
     );
     println!(
+        "- \"… via template analysis\" formats parse the same workloads as the family format they name, \
+         with the generic parser built from the model's chat template (`templates/`), the route \
+         `parser_auto::resolve` takes for a model without a family parser. Their construction row times \
+         `prepared.parser` on the template resolved once (`parser_auto::prepare`: analysis and marker tables cached), as a server does per request; loading and analysing \
+         the template (once per template) is not measured."
+    );
+    println!(
         "- Per push = time of the whole stream (every `push` of {DELTA} chars, reading every delta it returns, \
          and `finish`) divided by the number of pushes."
     );
@@ -987,11 +991,10 @@ fn thousands(n: u64) -> String {
 mod tests {
     use super::*;
 
-    fn deepseek(options: ParseOptions) -> Target {
-        Target {
-            entry: DEEPSEEK_V31.entry().expect("DeepSeek V3.1 is registered"),
-            options,
-        }
+    use parser_auto::ParseOptions;
+
+    fn deepseek(options: ParseOptions) -> ParserFactory {
+        ParserFactory::for_model(DEEPSEEK_V31.model, options).expect("DeepSeek V3.1 is registered")
     }
 
     /// The reference workloads pass their checks.
@@ -1026,9 +1029,9 @@ mod tests {
 
         // The Qwen3-Coder workloads are not DeepSeek text: no calls at all.
         let mut problems = Vec::new();
-        let target = deepseek(ParseOptions::new());
-        check_output(&benchmarks::QWEN3_CODER, &target, &mut problems);
-        check_long_argument(&benchmarks::QWEN3_CODER, &target, &mut problems);
+        let parsers = deepseek(ParseOptions::new());
+        check_output(&benchmarks::QWEN3_CODER, &parsers, &mut problems);
+        check_long_argument(&benchmarks::QWEN3_CODER, &parsers, &mut problems);
         assert!(
             problems.iter().any(|p| p.contains("3 valid calls")),
             "{problems:?}"
