@@ -9,7 +9,7 @@
 //!
 //! # Commands
 //! - `cargo xtask bench [--quick] [--divan] [-- ARGS…]`: the benchmark table (or divan's benchmarks); see
-//!   [`bench`].
+//!   [`bench`](mod@bench).
 //! - `cargo xtask conformance [--family NAME] [--verbose]`: every corpus case through its parser, one-shot
 //!   and streamed; see [`conformance`].
 //! - `cargo xtask analyze TEMPLATE...` / `cargo xtask analyze --all DIR`: what the differential analysis
