@@ -22,7 +22,9 @@ pub struct ToolCall {
     pub id: String,
     /// The function name.
     pub name: String,
-    /// The arguments as JSON text, exactly as the model wrote them (never re-serialised). When
+    /// The arguments as JSON text, exactly as the model wrote them (never re-serialised) when the model
+    /// writes JSON. Formats that write arguments another way build the JSON: one member per XML parameter
+    /// (Qwen3-Coder, GLM), Python keyword arguments converted (pythonic calls). When
     /// [`valid`](Self::valid) is false this is the raw text written so far, which may not be JSON.
     pub arguments: String,
     /// False when the call was committed (its name was complete) but its arguments turned out invalid or
