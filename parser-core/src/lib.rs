@@ -100,7 +100,7 @@ pub use registry::{
 pub use scanner::{Carry, Found, MarkerSet};
 pub use schema::{ToolSchema, Tools, ValueType};
 pub use stage::StageDetector;
-pub use tagged::{ObjectArgs, TaggedValue, ValueEnd, ValueSyntax};
+pub use tagged::{ObjectArgs, ParamStep, ParamValue, TaggedValue, ValueEnd, ValueSyntax};
 pub use tool::{
     ArgsEnd, ArgsSyntax, CallIds, Calls, ContentStep, JsonArgs, Literal, ToolParser, literal_at,
 };

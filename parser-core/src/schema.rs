@@ -10,10 +10,12 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
 
-/// The JSON type a parameter's schema asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The JSON type a parameter's schema asks for. The default is [`String`](Self::String): a parameter
+/// the schema does not declare stays text (DESIGN §4.8).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ValueType {
     /// `"type": "string"`: the value stays text, even when it looks like a number.
+    #[default]
     String,
     /// `"type": "integer"`.
     Integer,

@@ -10,6 +10,7 @@
 use crate::deltas::Sink;
 use crate::json::{escape_json_into, is_ws, needs_escape};
 use crate::scanner::{Found, MarkerSet};
+use crate::schema::ValueType;
 use crate::tool::Calls;
 
 /// Builds a call's arguments as a JSON object, append-only.
@@ -281,6 +282,121 @@ fn closer_counts(after: &str, eof: bool, syntax: &ValueSyntax) -> Option<bool> {
         Some(Found::Marker { start: 0, .. }) => Some(true),
         Some(Found::Partial { start: 0 }) => None,
         _ => Some(false),
+    }
+}
+
+/// One parameter value of a tagged call, as every tagged format reads it: typed by the request's schema,
+/// a string value streams into the arguments as it arrives, any other value is collected and coerced when
+/// it ends (a number or an object cannot be written before it is complete).
+///
+/// The caller writes the key (before [`start`](Self::start) or, for a collected value, later), feeds text
+/// to [`run`](Self::run) until it says the value ended, then [`end`](Self::end)s it — also when the
+/// output is cut off inside the value.
+///
+/// ```
+/// use parser_core::{Accumulator, Calls, ObjectArgs, ParamStep, ParamValue, ParseOptions, ValueType};
+/// # use parser_core::{MarkerSet, ValueSyntax};
+/// # static ENDS: MarkerSet = MarkerSet::new(&[&["</parameter>"]]);
+/// # static SYNTAX: ValueSyntax = ValueSyntax { ends: &ENDS, closer_followers: None, trim_newline: true };
+/// let mut out = Accumulator::new();
+/// let mut calls = Calls::new(&ParseOptions::new());
+/// calls.start(&mut out, "f", None);
+/// let (mut args, mut value) = (ObjectArgs::new(), ParamValue::new());
+/// args.key(&mut calls, &mut out, "days");
+/// value.start(ValueType::Integer, &mut args, &mut calls, &mut out);
+/// assert_eq!(value.run("\n3", false, &SYNTAX, &mut args, &mut calls, &mut out), ParamStep::Pending(2));
+/// assert_eq!(value.run("\n</parameter>", false, &SYNTAX, &mut args, &mut calls, &mut out), ParamStep::Ended(13));
+/// value.end(&mut args, &mut calls, &mut out);
+/// args.finish(&mut calls, &mut out);
+/// calls.end(&mut out, true);
+/// assert_eq!(out.into_message().tool_calls[0].arguments, r#"{"days": 3}"#);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ParamValue {
+    reader: TaggedValue,
+    value_type: ValueType,
+    /// The text of a collected (non-string) value.
+    collected: String,
+}
+
+/// How [`ParamValue::run`] left the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamStep {
+    /// This much was consumed; the value is still open (more text is needed, or the output ended in it).
+    Pending(usize),
+    /// The value ended after this much; [`ParamValue::end`] writes what is left of it.
+    Ended(usize),
+}
+
+impl ParamValue {
+    /// Ready for a value.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a value of `value_type`; a string value opens in the arguments at once.
+    pub fn start(
+        &mut self,
+        value_type: ValueType,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) {
+        self.reader = TaggedValue::new();
+        self.collected.clear();
+        self.value_type = value_type;
+        if self.is_string() {
+            args.string_start(calls, out);
+        }
+    }
+
+    /// Whether the value streams as a JSON string (rather than being collected).
+    pub fn is_string(&self) -> bool {
+        self.value_type.is_string()
+    }
+
+    /// Reads value text from `text`; see [`TaggedValue::run`] for how it ends.
+    pub fn run(
+        &mut self,
+        text: &str,
+        eof: bool,
+        syntax: &ValueSyntax,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) -> ParamStep {
+        let string = self.is_string();
+        let collected = &mut self.collected;
+        let (used, end) = self.reader.run(text, eof, syntax, |piece| {
+            if string {
+                args.string_chunk(calls, out, piece);
+            } else {
+                collected.push_str(piece);
+            }
+        });
+        match end {
+            ValueEnd::Open | ValueEnd::Truncated => ParamStep::Pending(used),
+            ValueEnd::Closed | ValueEnd::Interrupted => ParamStep::Ended(used),
+        }
+    }
+
+    /// A collected value as JSON text, coerced to its type (a string when it does not parse as one).
+    pub fn typed(&self) -> String {
+        self.value_type.coerce(&self.collected)
+    }
+
+    /// A collected value's text as written.
+    pub fn collected(&self) -> &str {
+        &self.collected
+    }
+
+    /// Closes the value in the arguments: a string's closing quote, or a collected value, typed.
+    pub fn end(&self, args: &mut ObjectArgs, calls: &mut Calls, out: &mut dyn Sink) {
+        if self.is_string() {
+            args.string_end(calls, out);
+        } else {
+            args.value(calls, out, &self.typed());
+        }
     }
 }
 

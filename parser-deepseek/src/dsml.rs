@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, Literal, MarkerSet,
-    ObjectArgs, ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueSyntax,
+    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
     ValueType, is_json_object, leading_ws, literal_at,
 };
 
@@ -59,10 +59,8 @@ enum State {
     Body,
     /// The text starts with `<｜DSML｜parameter`.
     ParamHead,
-    /// Inside a string parameter: streaming escaped text.
-    StringValue,
-    /// Inside another parameter: collecting its raw text.
-    RawValue,
+    /// Inside a parameter value (streamed when a string, collected otherwise).
+    Value,
     /// A JSON object directly inside `invoke`.
     JsonBody,
     /// Something else inside `invoke`: raw text, flagged invalid.
@@ -85,12 +83,10 @@ struct Machine {
     function: String,
     /// The open call's arguments, built append-only.
     args: ObjectArgs,
-    /// The open parameter's value reader and type.
-    reader: TaggedValue,
-    value_type: ValueType,
-    /// The open parameter's name and raw text (non-string types).
+    /// The open parameter's value.
+    value: ParamValue,
+    /// The open parameter's name (non-string types: its key is written with the value).
     param: String,
-    value: String,
     /// A lone `arguments`/`input` wrapper, held until we know whether another parameter follows.
     wrapper: Option<(String, String)>,
     /// The arguments were a JSON object written directly inside `invoke`.
@@ -111,10 +107,8 @@ impl DsmlToolParser {
                 tools: options.tools.clone(),
                 function: String::new(),
                 args: ObjectArgs::new(),
-                reader: TaggedValue::new(),
-                value_type: ValueType::String,
+                value: ParamValue::new(),
                 param: String::new(),
-                value: String::new(),
                 wrapper: None,
                 direct_json: false,
                 valid: true,
@@ -137,11 +131,12 @@ impl ToolParser for DsmlToolParser {
         if m.calls.is_open() {
             // Cut off inside a call: write what was collected, flagged invalid.
             match m.state {
-                State::StringValue => m.args.string_end(&mut m.calls, out),
-                State::RawValue => {
+                State::Value if m.value.is_string() => m.value.end(&mut m.args, &mut m.calls, out),
+                State::Value => {
+                    // The collected text as written: the call is invalid, nothing is typed.
                     m.flush_wrapper(out);
                     m.args.key(&mut m.calls, out, &m.param);
-                    m.args.value(&mut m.calls, out, &m.value);
+                    m.args.value(&mut m.calls, out, m.value.collected());
                 }
                 _ => {}
             }
@@ -303,32 +298,19 @@ impl Machine {
                     }
                     Tag::Not => self.start_raw_body(out),
                 },
-                State::StringValue => {
-                    let Machine {
-                        reader,
-                        args,
-                        calls,
-                        ..
-                    } = self;
-                    let (used, end) =
-                        reader.run(rest, eof, &VALUE, |s| args.string_chunk(calls, out, s));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            self.args.string_end(&mut self.calls, out);
-                            self.state = State::Body;
-                        }
-                    }
-                }
-                State::RawValue => {
-                    let Machine { reader, value, .. } = self;
-                    let (used, end) = reader.run(rest, eof, &VALUE, |s| value.push_str(s));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            self.close_raw_value(out);
+                State::Value => {
+                    let step =
+                        self.value
+                            .run(rest, eof, &VALUE, &mut self.args, &mut self.calls, out);
+                    match step {
+                        ParamStep::Pending(used) => return pos + used,
+                        ParamStep::Ended(used) => {
+                            pos += used;
+                            if self.value.is_string() {
+                                self.value.end(&mut self.args, &mut self.calls, out);
+                            } else {
+                                self.close_raw_value(out);
+                            }
                             self.state = State::Body;
                         }
                     }
@@ -425,26 +407,24 @@ impl Machine {
             .and_then(|tools| tools.get(&self.function))
             .and_then(|tool| tool.param(name))
             .cloned();
-        self.value_type = declared.unwrap_or(match string {
+        let value_type = declared.unwrap_or(match string {
             Some("false") => ValueType::Any,
             _ => ValueType::String,
         });
-        self.reader = TaggedValue::new();
-        self.value.clear();
-        if self.value_type.is_string() {
+        if value_type.is_string() {
             self.args.key(&mut self.calls, out, name);
-            self.args.string_start(&mut self.calls, out);
-            self.state = State::StringValue;
         } else {
             // The key is written with the value, so that a wrapper can still be unwrapped.
             self.param.clear();
             self.param.push_str(name);
-            self.state = State::RawValue;
         }
+        self.value
+            .start(value_type, &mut self.args, &mut self.calls, out);
+        self.state = State::Value;
     }
 
     fn close_raw_value(&mut self, out: &mut dyn Sink) {
-        let typed = self.value_type.coerce(&self.value);
+        let typed = self.value.typed();
         let schema_silent = self
             .tools
             .as_ref()

@@ -28,9 +28,8 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet, ObjectArgs,
-    ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueSyntax, ValueType,
-    literal_at,
+    CallEnd, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet, ObjectArgs, ParamStep,
+    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, literal_at,
 };
 
 use crate::markers::*;
@@ -90,10 +89,8 @@ enum State {
     Body,
     /// The text starts with `<parameter=`.
     ParamHead,
-    /// Inside a string parameter: streaming escaped text.
-    StringValue,
-    /// Inside another parameter: collecting its raw text.
-    RawValue,
+    /// Inside a parameter value (streamed when a string, collected otherwise).
+    Value,
     /// Something other than parameters inside a call: raw text, the call flagged invalid.
     RawBody,
     /// After a call: whitespace and an optional `</tool_call>`.
@@ -121,10 +118,8 @@ struct Machine {
     function: String,
     /// The open XML call's arguments, built append-only.
     args: ObjectArgs,
-    /// The open parameter's reader, type and raw text (non-string types).
-    reader: TaggedValue,
-    value_type: ValueType,
-    value: String,
+    /// The open parameter's value.
+    value: ParamValue,
 }
 
 impl QwenToolParser {
@@ -151,9 +146,7 @@ impl QwenToolParser {
                 tools: options.tools.clone(),
                 function: String::new(),
                 args: ObjectArgs::new(),
-                reader: TaggedValue::new(),
-                value_type: ValueType::String,
-                value: String::new(),
+                value: ParamValue::new(),
             },
         }
     }
@@ -171,13 +164,8 @@ impl ToolParser for QwenToolParser {
         let m = &mut self.machine;
         if m.calls.is_open() {
             // Cut off inside an XML call: write what was read, flagged invalid.
-            match m.state {
-                State::StringValue => m.args.string_end(&mut m.calls, out),
-                State::RawValue => {
-                    let typed = m.value_type.coerce(&m.value);
-                    m.args.value(&mut m.calls, out, &typed);
-                }
-                _ => {}
+            if m.state == State::Value {
+                m.value.end(&mut m.args, &mut m.calls, out);
             }
             m.calls.end(out, false);
         }
@@ -333,33 +321,15 @@ impl Machine {
                     }
                     Tag::Not => self.state = State::RawBody,
                 },
-                State::StringValue => {
-                    let Machine {
-                        reader,
-                        args,
-                        calls,
-                        ..
-                    } = self;
-                    let (used, end) =
-                        reader.run(rest, eof, &VALUE, |s| args.string_chunk(calls, out, s));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            self.args.string_end(&mut self.calls, out);
-                            self.state = State::Body;
-                        }
-                    }
-                }
-                State::RawValue => {
-                    let Machine { reader, value, .. } = self;
-                    let (used, end) = reader.run(rest, eof, &VALUE, |s| value.push_str(s));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            let typed = self.value_type.coerce(&self.value);
-                            self.args.value(&mut self.calls, out, &typed);
+                State::Value => {
+                    let step =
+                        self.value
+                            .run(rest, eof, &VALUE, &mut self.args, &mut self.calls, out);
+                    match step {
+                        ParamStep::Pending(used) => return pos + used,
+                        ParamStep::Ended(used) => {
+                            pos += used;
+                            self.value.end(&mut self.args, &mut self.calls, out);
                             self.state = State::Body;
                         }
                     }
@@ -444,22 +414,17 @@ impl Machine {
 
     fn open_param(&mut self, out: &mut dyn Sink, key: &str) {
         // Typed by the schema; a parameter the schema does not declare stays a string (DESIGN §4.8).
-        self.value_type = self
+        let value_type = self
             .tools
             .as_ref()
             .and_then(|tools| tools.get(&self.function))
             .and_then(|tool| tool.param(key))
             .cloned()
-            .unwrap_or(ValueType::String);
-        self.reader = TaggedValue::new();
+            .unwrap_or_default();
         self.args.key(&mut self.calls, out, key);
-        if self.value_type.is_string() {
-            self.args.string_start(&mut self.calls, out);
-            self.state = State::StringValue;
-        } else {
-            self.value.clear();
-            self.state = State::RawValue;
-        }
+        self.value
+            .start(value_type, &mut self.args, &mut self.calls, out);
+        self.state = State::Value;
     }
 }
 

@@ -1,14 +1,14 @@
 //! The generic tool-call parser: one state machine for the four formats of the analysis, on the core
 //! scanner ([`Carry`], [`MarkerSet`], [`Calls::scan_content`]), [`JsonCall`] for JSON calls, a
-//! [`JsonScanner`] for JSON arguments, [`ObjectArgs`] + [`TaggedValue`] for tagged arguments, and
+//! [`JsonScanner`] for JSON arguments, [`ObjectArgs`] + [`ParamValue`] for tagged arguments, and
 //! [`ArgsScanner`] + [`kwargs_to_json`] for Python calls.
 
 use std::sync::Arc;
 
 use parser_core::{
     CallEnd, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus, Literal,
-    ObjectArgs, ParseOptions, Sink, TaggedValue, ToolParser, Tools, ValueEnd, ValueType,
-    find_within, leading_ws, literal_at,
+    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, find_within,
+    leading_ws, literal_at,
 };
 
 use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
@@ -36,10 +36,9 @@ enum State {
     Body,
     /// TAG_WITH_TAGGED: the text starts with an argument name prefix.
     ParamHead,
-    /// A string argument: streamed, escaped, as it arrives.
-    StringValue,
-    /// Another argument: collected, typed by the schema when it closes.
-    RawValue,
+    /// An argument value: a string streamed as it arrives, another type collected and typed by the
+    /// schema when it closes.
+    Value,
     /// After a call: framing, separators, the next call, or the end of the block.
     AfterCall,
     /// PYTHONIC: inside a call's parentheses; the argument text is collected and converted when the
@@ -72,9 +71,10 @@ struct Machine {
     /// The open call's name (schema lookups).
     function: String,
     args: ObjectArgs,
-    reader: TaggedValue,
-    value_type: ValueType,
-    value: String,
+    /// TAG_WITH_TAGGED: the open argument's value.
+    value: ParamValue,
+    /// PYTHONIC: the open call's argument text.
+    py_args: String,
     /// PYTHONIC: where the open call's arguments end.
     py: ArgsScanner,
 }
@@ -100,9 +100,8 @@ impl GenericToolParser {
                 tools: options.tools.clone(),
                 function: String::new(),
                 args: ObjectArgs::new(),
-                reader: TaggedValue::new(),
-                value_type: ValueType::String,
-                value: String::new(),
+                value: ParamValue::new(),
+                py_args: String::new(),
                 py: ArgsScanner::default(),
             },
         }
@@ -124,17 +123,13 @@ impl ToolParser for GenericToolParser {
             // format could have closed it.
             let mut valid = false;
             match m.state {
-                State::StringValue => m.args.string_end(&mut m.calls, out),
-                State::RawValue => {
-                    let typed = m.value_type.coerce(&m.value);
-                    m.args.value(&mut m.calls, out, &typed);
-                }
+                State::Value => m.value.end(&mut m.args, &mut m.calls, out),
                 State::Body if !m.syntax.has_closer => {
                     m.args.finish(&mut m.calls, out);
                     valid = true;
                 }
                 // Cut off inside a Python call: the argument text as written so far, raw.
-                State::PyArgs => m.calls.args(out, &m.value),
+                State::PyArgs => m.calls.args(out, &m.py_args),
                 _ => {}
             }
             m.calls.end(out, valid);
@@ -346,33 +341,15 @@ impl Machine {
                         pos += len;
                     }
                 },
-                State::StringValue => {
-                    let Machine {
-                        reader,
-                        args,
-                        calls,
-                        ..
-                    } = self;
-                    let (used, end) =
-                        reader.run(rest, eof, s.value, |t| args.string_chunk(calls, out, t));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            self.args.string_end(&mut self.calls, out);
-                            self.state = State::Body;
-                        }
-                    }
-                }
-                State::RawValue => {
-                    let Machine { reader, value, .. } = self;
-                    let (used, end) = reader.run(rest, eof, s.value, |t| value.push_str(t));
-                    pos += used;
-                    match end {
-                        ValueEnd::Open | ValueEnd::Truncated => return pos,
-                        ValueEnd::Closed | ValueEnd::Interrupted => {
-                            let typed = self.value_type.coerce(&self.value);
-                            self.args.value(&mut self.calls, out, &typed);
+                State::Value => {
+                    let step =
+                        self.value
+                            .run(rest, eof, s.value, &mut self.args, &mut self.calls, out);
+                    match step {
+                        ParamStep::Pending(used) => return pos + used,
+                        ParamStep::Ended(used) => {
+                            pos += used;
+                            self.value.end(&mut self.args, &mut self.calls, out);
                             self.state = State::Body;
                         }
                     }
@@ -481,7 +458,7 @@ impl Machine {
         self.function.push_str(name);
         self.args.reset();
         self.py.reset();
-        self.value.clear();
+        self.py_args.clear();
         self.state = match self.syntax.format {
             ToolFormat::TagWithTagged => State::Body,
             ToolFormat::Pythonic => State::PyArgs,
@@ -498,12 +475,12 @@ impl Machine {
             if !self.py.in_string() && s.py_stops.iter().any(|m| m.as_bytes()[0] == byte) {
                 match literal_at(&rest[at..], s.py_stops, eof) {
                     Literal::Partial => {
-                        self.value.push_str(&rest[..at]);
+                        self.py_args.push_str(&rest[..at]);
                         return (at, false);
                     }
                     Literal::Whole(_) => {
                         // The marker is framing for the state after the call.
-                        self.value.push_str(&rest[..at]);
+                        self.py_args.push_str(&rest[..at]);
                         self.end_py_call(out, false);
                         return (at, true);
                     }
@@ -513,35 +490,35 @@ impl Machine {
             match self.py.step(byte) {
                 ArgsStep::Inside => {}
                 ArgsStep::Close => {
-                    self.value.push_str(&rest[..at]);
+                    self.py_args.push_str(&rest[..at]);
                     self.end_py_call(out, true);
                     return (at + 1, true);
                 }
                 ArgsStep::Stray => {
-                    self.value.push_str(&rest[..at]);
+                    self.py_args.push_str(&rest[..at]);
                     self.end_py_call(out, false);
                     return (at, true);
                 }
             }
         }
-        self.value.push_str(rest);
+        self.py_args.push_str(rest);
         (rest.len(), false)
     }
 
     /// Ends a Python call: its arguments as a JSON object when they convert (and the call closed), else
     /// the raw text, flagged invalid.
     fn end_py_call(&mut self, out: &mut dyn Sink, closed: bool) {
-        match kwargs_to_json(&self.value).filter(|_| closed) {
+        match kwargs_to_json(&self.py_args).filter(|_| closed) {
             Some(json) => {
                 self.calls.args(out, &json);
                 self.calls.end(out, true);
             }
             None => {
-                self.calls.args(out, &self.value);
+                self.calls.args(out, &self.py_args);
                 self.calls.end(out, false);
             }
         }
-        self.value.clear();
+        self.py_args.clear();
         self.state = State::AfterCall;
     }
 
@@ -552,22 +529,17 @@ impl Machine {
 
     fn open_param(&mut self, out: &mut dyn Sink, key: &str) {
         // Typed by the schema; an argument the schema does not declare stays a string (DESIGN §4.8).
-        self.value_type = self
+        let value_type = self
             .tools
             .as_ref()
             .and_then(|tools| tools.get(&self.function))
             .and_then(|tool| tool.param(key))
             .cloned()
-            .unwrap_or(ValueType::String);
-        self.reader = TaggedValue::new();
+            .unwrap_or_default();
         self.args.key(&mut self.calls, out, key);
-        if self.value_type.is_string() {
-            self.args.string_start(&mut self.calls, out);
-            self.state = State::StringValue;
-        } else {
-            self.value.clear();
-            self.state = State::RawValue;
-        }
+        self.value
+            .start(value_type, &mut self.args, &mut self.calls, out);
+        self.state = State::Value;
     }
 }
 
