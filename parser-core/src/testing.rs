@@ -189,6 +189,17 @@ pub enum Chunking {
 }
 
 impl Chunking {
+    /// The set property tests run each generated output under: one character at a time, two random
+    /// splits from `seed`, and tokens whole.
+    pub fn property(seed: u64, tokens: &'static [&'static str]) -> [Chunking; 4] {
+        [
+            Chunking::Chars(1),
+            Chunking::Random(seed),
+            Chunking::Random(seed ^ 0xdead_beef),
+            Chunking::Tokens(tokens),
+        ]
+    }
+
     /// The standard set: whole, 1, 2, 3, 5 and 8 characters, eight random seeds, and tokens whole.
     pub fn standard(tokens: &'static [&'static str]) -> Vec<Chunking> {
         let mut all = vec![Chunking::Whole];
@@ -503,4 +514,49 @@ impl Rng {
     pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
+
+    /// `count` picks from `items`, concatenated (prose, whitespace runs).
+    pub fn words(&mut self, items: &[&str], count: usize) -> String {
+        (0..count).map(|_| self.pick(items)).collect()
+    }
+
+    /// A JSON value: strings made of two picks from `strings` (already JSON-escaped; put the format's
+    /// markers and JSON punctuation there, which a parser must ignore inside a string), numbers,
+    /// literals, arrays and objects, nested a few levels below `depth`.
+    pub fn json_value(&mut self, strings: &[&str], depth: usize) -> String {
+        match self.below(if depth > 2 { 4 } else { 6 }) {
+            0 => format!("\"{}{}\"", self.pick(strings), self.pick(strings)),
+            1 => format!("{}", self.next_u64() % 100_000),
+            2 => ["true", "false", "null"][self.below(3)].to_owned(),
+            3 => "-1.5e3".to_owned(),
+            4 => {
+                let items: Vec<String> = (0..self.below(3))
+                    .map(|_| self.json_value(strings, depth + 1))
+                    .collect();
+                format!("[{}]", items.join(", "))
+            }
+            _ => self.json_object(strings, depth + 1),
+        }
+    }
+
+    /// A JSON object of up to three members (see [`json_value`](Self::json_value)), with varied
+    /// whitespace after the colons.
+    pub fn json_object(&mut self, strings: &[&str], depth: usize) -> String {
+        let members: Vec<String> = (0..self.below(4))
+            .map(|n| {
+                format!(
+                    "\"k{n}\":{}{}",
+                    [" ", "", "\n  "][self.below(3)],
+                    self.json_value(strings, depth)
+                )
+            })
+            .collect();
+        format!("{{{}}}", members.join(", "))
+    }
+}
+
+/// `text` trimmed, or `None` when nothing is left: how generators' expected fields compare with a
+/// message's.
+pub fn non_blank(text: &str) -> Option<&str> {
+    Some(text.trim()).filter(|t| !t.is_empty())
 }

@@ -4,7 +4,7 @@
 //! - well-formed outputs must give exactly what was generated (the oracle);
 //! - truncated or spliced outputs must never panic and must stream exactly like one-shot.
 
-use parser_core::testing::{Chunking, Rng, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings, non_blank};
 use parser_core::{ParseOptions, ParsedMessage, escape_json_into, find_by_name};
 use parser_deepseek::markers::SPECIAL_TOKENS;
 use proptest::prelude::*;
@@ -70,39 +70,6 @@ struct Generated {
     calls: Vec<(String, String)>,
 }
 
-fn prose(rng: &mut Rng, words: usize) -> String {
-    (0..words).map(|_| rng.pick(PROSE)).collect()
-}
-
-fn json_value(rng: &mut Rng, depth: usize) -> String {
-    match rng.below(if depth > 2 { 4 } else { 6 }) {
-        0 => format!("\"{}{}\"", rng.pick(TRICKY), rng.pick(TRICKY)),
-        1 => format!("{}", rng.next_u64() % 100_000),
-        2 => ["true", "false", "null"][rng.below(3)].to_owned(),
-        3 => "-1.5e3".to_owned(),
-        4 => {
-            let items: Vec<String> = (0..rng.below(3))
-                .map(|_| json_value(rng, depth + 1))
-                .collect();
-            format!("[{}]", items.join(", "))
-        }
-        _ => json_object(rng, depth + 1),
-    }
-}
-
-fn json_object(rng: &mut Rng, depth: usize) -> String {
-    let members: Vec<String> = (0..rng.below(4))
-        .map(|n| {
-            format!(
-                "\"k{n}\":{}{}",
-                [" ", "", "\n  "][rng.below(3)],
-                json_value(rng, depth)
-            )
-        })
-        .collect();
-    format!("{{{}}}", members.join(", "))
-}
-
 fn generate(seed: u64) -> Generated {
     let mut rng = Rng::new(seed);
     let format = [Format::V31, Format::R1, Format::Dsml][rng.below(3)];
@@ -134,14 +101,14 @@ fn generate(seed: u64) -> Generated {
     };
     if thinking {
         let words = 1 + rng.below(12);
-        generated.reasoning = format!("I think{}", prose(&mut rng, words));
+        generated.reasoning = format!("I think{}", rng.words(PROSE, words));
         generated.output.push_str(&generated.reasoning);
         generated.output.push_str("</think>");
     }
     for _ in 0..1 + rng.below(4) {
         if rng.chance(60) {
             let words = rng.below(8);
-            let text = format!("ok{}", prose(&mut rng, words));
+            let text = format!("ok{}", rng.words(PROSE, words));
             generated.content.push_str(&text);
             generated.output.push_str(&text);
         }
@@ -159,7 +126,7 @@ fn block(rng: &mut Rng, format: Format, g: &mut Generated) {
             g.output.push_str("<｜tool▁calls▁begin｜>");
             for _ in 0..count {
                 let name = rng.pick(NAMES);
-                let args = json_object(rng, 0);
+                let args = rng.json_object(TRICKY, 0);
                 if matches!(format, Format::V31) {
                     g.output.push_str(&format!(
                         "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>"
@@ -193,7 +160,7 @@ fn block(rng: &mut Rng, format: Format, g: &mut Generated) {
                         escape_json_into(&raw, &mut escaped);
                         args.push(format!("\"p{n}\": \"{escaped}\""));
                     } else {
-                        let value = json_value(rng, 1);
+                        let value = rng.json_value(TRICKY, 1);
                         g.output.push_str(&format!(
                             "<｜DSML｜parameter name=\"p{n}\" string=\"false\">{value}</｜DSML｜parameter>\n"
                         ));
@@ -214,20 +181,11 @@ fn parse_all_ways(parser: &str, tail: &str, output: &str, chunk_seed: u64) -> Pa
     let options = ParseOptions::new()
         .with_prompt_tail(tail)
         .with_call_id_seed(9);
-    let chunkings = [
-        Chunking::Chars(1),
-        Chunking::Random(chunk_seed),
-        Chunking::Random(chunk_seed ^ 0xdead_beef),
-        Chunking::Tokens(SPECIAL_TOKENS),
-    ];
+    let chunkings = Chunking::property(chunk_seed, SPECIAL_TOKENS);
     match check_chunkings(&|| entry.parser(&options), output, &chunkings) {
         Ok(message) => message,
         Err(why) => panic!("{parser} with tail {tail:?} on {output:?}:\n{why}"),
     }
-}
-
-fn blank_to_none(text: &str) -> Option<&str> {
-    Some(text.trim()).filter(|t| !t.is_empty())
 }
 
 proptest! {
@@ -243,8 +201,8 @@ proptest! {
     fn well_formed_outputs_parse_to_what_was_generated(seed in any::<u64>(), chunk_seed in any::<u64>()) {
         let g = generate(seed);
         let message = parse_all_ways(g.parser, g.tail, &g.output, chunk_seed);
-        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.reasoning));
-        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.content));
+        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), non_blank(&g.reasoning));
+        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), non_blank(&g.content));
         prop_assert_eq!(message.tool_calls.len(), g.calls.len(), "{:?}", message);
         for (call, (name, args)) in message.tool_calls.iter().zip(&g.calls) {
             prop_assert_eq!(&call.name, name);

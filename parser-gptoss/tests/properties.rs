@@ -69,39 +69,6 @@ struct Generated {
     calls: Vec<(String, String)>,
 }
 
-fn prose(rng: &mut Rng, words: usize) -> String {
-    (0..words).map(|_| rng.pick(PROSE)).collect()
-}
-
-fn json_value(rng: &mut Rng, depth: usize) -> String {
-    match rng.below(if depth > 2 { 4 } else { 6 }) {
-        0 => format!("\"{}{}\"", rng.pick(TRICKY), rng.pick(TRICKY)),
-        1 => format!("{}", rng.next_u64() % 100_000),
-        2 => ["true", "false", "null"][rng.below(3)].to_owned(),
-        3 => "-1.5e3".to_owned(),
-        4 => {
-            let items: Vec<String> = (0..rng.below(3))
-                .map(|_| json_value(rng, depth + 1))
-                .collect();
-            format!("[{}]", items.join(", "))
-        }
-        _ => json_object(rng, depth + 1),
-    }
-}
-
-fn json_object(rng: &mut Rng, depth: usize) -> String {
-    let members: Vec<String> = (0..rng.below(4))
-        .map(|n| {
-            format!(
-                "\"k{n}\":{}{}",
-                [" ", "", "\n  "][rng.below(3)],
-                json_value(rng, depth)
-            )
-        })
-        .collect();
-    format!("{{{}}}", members.join(", "))
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Message {
     Analysis,
@@ -174,7 +141,7 @@ fn generate(seed: u64) -> Generated {
                     g.output.push_str("<|message|>");
                 }
                 let words = 1 + rng.below(10);
-                let text = format!("w{}", prose(&mut rng, words));
+                let text = format!("w{}", rng.words(PROSE, words));
                 if kind == Message::Analysis {
                     g.reasoning.push_str(&text);
                 } else {
@@ -204,7 +171,7 @@ fn generate(seed: u64) -> Generated {
             }
             Message::Call => {
                 let name = rng.pick(NAMES);
-                let args = json_object(&mut rng, 0);
+                let args = rng.json_object(TRICKY, 0);
                 let role_part = start == "<|start|>assistant" || (n == 0 && rng.chance(50));
                 let header = if role_part && rng.chance(50) {
                     let lead = if start.is_empty() {
@@ -248,7 +215,7 @@ fn generate(seed: u64) -> Generated {
                 // Force the next message to start with `<|start|>`.
                 g.output
                     .push_str("<|start|>assistant<|channel|>final<|message|>");
-                let text = format!("v{}", prose(&mut rng, 2));
+                let text = format!("v{}", rng.words(PROSE, 2));
                 g.content.push_str(&text);
                 g.output.push_str(&text);
                 g.output.push_str("<|end|>");
@@ -268,19 +235,15 @@ fn parse_all_ways(
     chunk_seed: u64,
 ) -> ParsedMessage {
     let options = options.clone().with_call_id_seed(9);
-    let chunkings = [
-        Chunking::Chars(1),
-        Chunking::Random(chunk_seed),
-        Chunking::Random(chunk_seed ^ 0xdead_beef),
-        Chunking::Tokens(SPECIAL_TOKENS),
-    ];
+    let chunkings = Chunking::property(chunk_seed, SPECIAL_TOKENS);
     match check_chunkings(&|| gpt_oss_with(&options, policy), output, &chunkings) {
         Ok(message) => message,
         Err(why) => panic!("{policy:?} {options:?} on {output:?}:\n{why}"),
     }
 }
 
-fn blank_to_none(text: &str) -> Option<&str> {
+/// The text as generated (harmony message text is kept exactly, not trimmed), or `None` when blank.
+fn exact_non_blank(text: &str) -> Option<&str> {
     Some(text).filter(|t| !t.trim().is_empty())
 }
 
@@ -298,8 +261,8 @@ proptest! {
         let g = generate(seed);
         let options = ParseOptions::new().with_prompt_tail(g.tail);
         let message = parse_all_ways(HarmonyPolicy::default(), &options, &g.output, chunk_seed);
-        prop_assert_eq!(message.reasoning.as_deref(), blank_to_none(&g.reasoning), "{:?}", g.output);
-        prop_assert_eq!(message.content.as_deref(), blank_to_none(&g.content), "{:?}", g.output);
+        prop_assert_eq!(message.reasoning.as_deref(), exact_non_blank(&g.reasoning), "{:?}", g.output);
+        prop_assert_eq!(message.content.as_deref(), exact_non_blank(&g.content), "{:?}", g.output);
         prop_assert_eq!(message.tool_calls.len(), g.calls.len(), "{:?} {:?}", g.output, message);
         for (call, (name, args)) in message.tool_calls.iter().zip(&g.calls) {
             prop_assert_eq!(&call.name, name);

@@ -5,7 +5,7 @@
 //! - well-formed outputs must give exactly what was generated (the oracle);
 //! - truncated or spliced outputs must never panic and must stream exactly like one-shot.
 
-use parser_core::testing::{Chunking, Rng, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings, non_blank};
 use parser_core::{ParseOptions, ParsedMessage, find_by_name};
 use parser_kimi::markers::SPECIAL_TOKENS;
 use proptest::prelude::*;
@@ -70,39 +70,6 @@ struct Generated {
     calls: Vec<(String, String, String)>,
 }
 
-fn prose(rng: &mut Rng, words: usize) -> String {
-    (0..words).map(|_| rng.pick(PROSE)).collect()
-}
-
-fn json_value(rng: &mut Rng, depth: usize) -> String {
-    match rng.below(if depth > 2 { 4 } else { 6 }) {
-        0 => format!("\"{}{}\"", rng.pick(TRICKY), rng.pick(TRICKY)),
-        1 => format!("{}", rng.next_u64() % 100_000),
-        2 => ["true", "false", "null"][rng.below(3)].to_owned(),
-        3 => "-1.5e3".to_owned(),
-        4 => {
-            let items: Vec<String> = (0..rng.below(3))
-                .map(|_| json_value(rng, depth + 1))
-                .collect();
-            format!("[{}]", items.join(", "))
-        }
-        _ => json_object(rng, depth + 1),
-    }
-}
-
-fn json_object(rng: &mut Rng, depth: usize) -> String {
-    let members: Vec<String> = (0..rng.below(4))
-        .map(|n| {
-            format!(
-                "\"k{n}\":{}{}",
-                [" ", "", "\n  "][rng.below(3)],
-                json_value(rng, depth)
-            )
-        })
-        .collect();
-    format!("{{{}}}", members.join(", "))
-}
-
 fn generate(seed: u64) -> Generated {
     let mut rng = Rng::new(seed);
     let parser = ["kimi-k2", "kimi-k2-thinking", "kimi-k2.5"][rng.below(3)];
@@ -130,7 +97,7 @@ fn generate(seed: u64) -> Generated {
             g.output.push_str("<think>");
         }
         let words = 1 + rng.below(12);
-        g.reasoning = format!("I think{}", prose(&mut rng, words));
+        g.reasoning = format!("I think{}", rng.words(PROSE, words));
         g.output.push_str(&g.reasoning);
         if rng.chance(25) {
             section_ends_reasoning = true;
@@ -142,7 +109,7 @@ fn generate(seed: u64) -> Generated {
     for n in 0..1 + rng.below(4) {
         if !(n == 0 && section_ends_reasoning) && rng.chance(60) {
             let words = rng.below(8);
-            let text = format!("ok{}", prose(&mut rng, words));
+            let text = format!("ok{}", rng.words(PROSE, words));
             g.content.push_str(&text);
             g.output.push_str(&text);
         }
@@ -175,7 +142,7 @@ fn block(rng: &mut Rng, g: &mut Generated, index: &mut usize) {
             format!("{name}:{index}")
         };
         *index += 1;
-        let args = json_object(rng, 0);
+        let args = rng.json_object(TRICKY, 0);
         let pad = [" ", "", "\n"][rng.below(3)];
         g.output.push_str(&format!(
             "<|tool_call_begin|>{pad}{id}{pad}<|tool_call_argument_begin|>{pad}{args}{pad}"
@@ -200,20 +167,11 @@ fn parse_all_ways(parser: &str, tail: &str, output: &str, chunk_seed: u64) -> Pa
     let options = ParseOptions::new()
         .with_prompt_tail(tail)
         .with_call_id_seed(9);
-    let chunkings = [
-        Chunking::Chars(1),
-        Chunking::Random(chunk_seed),
-        Chunking::Random(chunk_seed ^ 0xdead_beef),
-        Chunking::Tokens(SPECIAL_TOKENS),
-    ];
+    let chunkings = Chunking::property(chunk_seed, SPECIAL_TOKENS);
     match check_chunkings(&|| entry.parser(&options), output, &chunkings) {
         Ok(message) => message,
         Err(why) => panic!("{parser} with tail {tail:?} on {output:?}:\n{why}"),
     }
-}
-
-fn blank_to_none(text: &str) -> Option<&str> {
-    Some(text.trim()).filter(|t| !t.is_empty())
 }
 
 proptest! {
@@ -229,8 +187,8 @@ proptest! {
     fn well_formed_outputs_parse_to_what_was_generated(seed in any::<u64>(), chunk_seed in any::<u64>()) {
         let g = generate(seed);
         let message = parse_all_ways(g.parser, g.tail, &g.output, chunk_seed);
-        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.reasoning), "{:?}", g.output);
-        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.content), "{:?}", g.output);
+        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), non_blank(&g.reasoning), "{:?}", g.output);
+        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), non_blank(&g.content), "{:?}", g.output);
         prop_assert_eq!(message.tool_calls.len(), g.calls.len(), "{:?} on {:?}", message, g.output);
         for (call, (id, name, args)) in message.tool_calls.iter().zip(&g.calls) {
             prop_assert_eq!(&call.id, id);

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use parser_core::testing::{Chunking, Rng, check_chunkings};
+use parser_core::testing::{Chunking, Rng, check_chunkings, non_blank};
 use parser_core::{ParseOptions, ParsedMessage, Tools, escape_json_into, find_by_name};
 use parser_qwen::markers::SPECIAL_TOKENS;
 use proptest::prelude::*;
@@ -127,39 +127,6 @@ struct Generated {
     format: Format,
 }
 
-fn words(rng: &mut Rng, from: &[&str], count: usize) -> String {
-    (0..count).map(|_| rng.pick(from)).collect()
-}
-
-fn json_value(rng: &mut Rng, depth: usize) -> String {
-    match rng.below(if depth > 2 { 4 } else { 6 }) {
-        0 => format!("\"{}{}\"", rng.pick(TRICKY_JSON), rng.pick(TRICKY_JSON)),
-        1 => format!("{}", rng.next_u64() % 100_000),
-        2 => ["true", "false", "null"][rng.below(3)].to_owned(),
-        3 => "-1.5e3".to_owned(),
-        4 => {
-            let items: Vec<String> = (0..rng.below(3))
-                .map(|_| json_value(rng, depth + 1))
-                .collect();
-            format!("[{}]", items.join(", "))
-        }
-        _ => json_object(rng, depth + 1),
-    }
-}
-
-fn json_object(rng: &mut Rng, depth: usize) -> String {
-    let members: Vec<String> = (0..rng.below(4))
-        .map(|n| {
-            format!(
-                "\"k{n}\":{}{}",
-                [" ", "", "\n  "][rng.below(3)],
-                json_value(rng, depth)
-            )
-        })
-        .collect();
-    format!("{{{}}}", members.join(", "))
-}
-
 /// The request's tools for XML calls: every name takes `s` (string), `n` (integer), `b` (boolean),
 /// `o` (object); anything else is undeclared and stays a string.
 fn schema() -> Arc<Tools> {
@@ -207,7 +174,7 @@ fn generate(seed: u64) -> Generated {
     };
     if thinking != Thinking::None {
         let count = 1 + rng.below(12);
-        g.reasoning = format!("I think {}", words(&mut rng, THOUGHTS, count));
+        g.reasoning = format!("I think {}", rng.words(THOUGHTS, count));
         if thinking == Thinking::ModelOpened {
             g.output.push_str("<think>\n");
         }
@@ -217,7 +184,7 @@ fn generate(seed: u64) -> Generated {
     for _ in 0..1 + rng.below(4) {
         if rng.chance(60) {
             let count = rng.below(8);
-            let text = format!("ok{}", words(&mut rng, PROSE, count));
+            let text = format!("ok{}", rng.words(PROSE, count));
             g.content.push_str(&text);
             g.output.push_str(&text);
         }
@@ -242,7 +209,7 @@ fn block(rng: &mut Rng, g: &mut Generated) -> bool {
     let name = rng.pick(NAMES);
     match g.format {
         Format::Hermes => {
-            let args = json_object(rng, 0);
+            let args = rng.json_object(TRICKY_JSON, 0);
             let sep = ["\n", ""][rng.below(2)];
             let written = if rng.chance(25) {
                 // Arguments as a JSON-encoded string: decoded as they stream.
@@ -288,13 +255,13 @@ fn block(rng: &mut Rng, g: &mut Generated) -> bool {
                             (raw.to_owned(), Value::from(b))
                         }
                         "o" => {
-                            let text = json_object(rng, 1);
+                            let text = rng.json_object(TRICKY_JSON, 1);
                             let value = serde_json::from_str(&text).unwrap();
                             (text, value)
                         }
                         _ => {
                             let count = 1 + rng.below(4);
-                            let text = words(rng, TRICKY_TEXT, count);
+                            let text = rng.words(TRICKY_TEXT, count);
                             (text.clone(), Value::from(text))
                         }
                     };
@@ -328,18 +295,9 @@ fn parse_all_ways(
         .with_prompt_tail(tail)
         .with_tools(schema())
         .with_call_id_seed(9);
-    let chunkings = [
-        Chunking::Chars(1),
-        Chunking::Random(chunk_seed),
-        Chunking::Random(chunk_seed ^ 0xdead_beef),
-        Chunking::Tokens(SPECIAL_TOKENS),
-    ];
+    let chunkings = Chunking::property(chunk_seed, SPECIAL_TOKENS);
     check_chunkings(&|| entry.parser(&options), output, &chunkings)
         .map_err(|why| format!("{parser} with tail {tail:?} on {output:?}:\n{why}"))
-}
-
-fn blank_to_none(text: &str) -> Option<&str> {
-    Some(text.trim()).filter(|t| !t.is_empty())
 }
 
 proptest! {
@@ -355,8 +313,8 @@ proptest! {
     fn well_formed_outputs_parse_to_what_was_generated(seed in any::<u64>(), chunk_seed in any::<u64>()) {
         let g = generate(seed);
         let message = parse_all_ways(g.parser, g.tail, &g.output, chunk_seed).map_err(TestCaseError::fail)?;
-        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.reasoning), "{:?}", g.output);
-        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), blank_to_none(&g.content), "{:?}", g.output);
+        prop_assert_eq!(message.reasoning_trimmed().filter(|t| !t.is_empty()), non_blank(&g.reasoning), "{:?}", g.output);
+        prop_assert_eq!(message.content_trimmed().filter(|t| !t.is_empty()), non_blank(&g.content), "{:?}", g.output);
         prop_assert_eq!(message.tool_calls.len(), g.calls.len(), "{:?} on {:?}", message, g.output);
         for (call, (name, args)) in message.tool_calls.iter().zip(&g.calls) {
             prop_assert_eq!(&call.name, name);
