@@ -481,6 +481,89 @@ pub fn must_hold<'t>(text: &'t str, markers: &[&str]) -> &'t str {
         .unwrap_or("")
 }
 
+/// What a behaviour-table row expects of one call.
+#[derive(Clone, Copy, Debug)]
+pub enum RowCall {
+    /// A valid call: its name and exact argument text.
+    Valid(&'static str, &'static str),
+    /// A committed call flagged not valid: its name.
+    Invalid(&'static str),
+    /// A valid call: name, exact argument text and exact id.
+    ValidWithId(&'static str, &'static str, &'static str),
+    /// A call flagged not valid: name and exact id.
+    InvalidWithId(&'static str, &'static str),
+}
+
+/// Checks a message against a behaviour-table row: trimmed reasoning and content, then each call.
+pub fn check_row(
+    message: &ParsedMessage,
+    reasoning: Option<&str>,
+    content: Option<&str>,
+    calls: &[RowCall],
+) {
+    assert_eq!(
+        message.reasoning_trimmed(),
+        reasoning,
+        "reasoning of {message:#?}"
+    );
+    assert_eq!(
+        message.content_trimmed(),
+        content,
+        "content of {message:#?}"
+    );
+    assert_eq!(
+        message.tool_calls.len(),
+        calls.len(),
+        "calls of {message:#?}"
+    );
+    for (got, want) in message.tool_calls.iter().zip(calls) {
+        let (name, id) = (got.name.as_str(), got.id.as_str());
+        match *want {
+            RowCall::Valid(n, arguments) => assert_eq!(
+                (name, got.arguments.as_str(), got.valid),
+                (n, arguments, true),
+                "{message:#?}"
+            ),
+            RowCall::Invalid(n) => assert_eq!((name, got.valid), (n, false), "{got:?}"),
+            RowCall::ValidWithId(n, arguments, i) => assert_eq!(
+                (name, got.arguments.as_str(), id, got.valid),
+                (n, arguments, i, true),
+                "{message:#?}"
+            ),
+            RowCall::InvalidWithId(n, i) => {
+                assert_eq!((name, id, got.valid), (n, i, false), "{got:?}")
+            }
+        }
+    }
+}
+
+/// Runs a behaviour-table row: the registered parser `name` on `output`, one-shot and under every
+/// standard chunking (call ids seeded, so rows can pin them); panics when they disagree.
+pub fn run_row(
+    name: &str,
+    options: ParseOptions,
+    output: &str,
+    tokens: &'static [&'static str],
+) -> ParsedMessage {
+    let entry = crate::registry::find_by_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let options = options.with_call_id_seed(7);
+    check_chunkings(
+        &|| entry.parser(&options),
+        output,
+        &Chunking::standard(tokens),
+    )
+    .unwrap_or_else(|why| panic!("{name}: {why}"))
+}
+
+/// Request options with an optional prompt tail and `enable_thinking`.
+pub fn prompt_options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
+    let options = ParseOptions::new().with_enable_thinking(thinking);
+    match tail {
+        Some(tail) => options.with_prompt_tail(tail),
+        None => options,
+    }
+}
+
 /// A small deterministic generator (xorshift64*) for property-test output generators, seeded by the
 /// property framework.
 #[derive(Clone, Debug)]

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    Chunking, check_chunkings, check_sample_splits, must_hold, run_chunked,
+    Chunking, RowCall, check_row, check_sample_splits, must_hold, prompt_options, run_chunked,
+    run_row,
 };
 use parser_core::{
     Accumulator, Delta, ParseOptions, ParsedMessage, Policy, ReasoningFormat, SpecialTokens, Stage,
@@ -14,61 +15,8 @@ use parser_core::{
 use parser_deepseek::markers::SPECIAL_TOKENS;
 use rstest::rstest;
 
-/// What a row expects of one call: its name and exact argument text, or just its name when invalid.
-#[derive(Debug)]
-enum Call {
-    Valid(&'static str, &'static str),
-    Invalid(&'static str),
-}
-
 fn run(parser: &str, options: ParseOptions, output: &str) -> ParsedMessage {
-    let entry = find_by_name(parser).unwrap();
-    let options = options.with_call_id_seed(7);
-    check_chunkings(
-        &|| entry.parser(&options),
-        output,
-        &Chunking::standard(SPECIAL_TOKENS),
-    )
-    .unwrap_or_else(|why| panic!("{parser}: {why}"))
-}
-
-fn options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
-    let options = ParseOptions::new().with_enable_thinking(thinking);
-    match tail {
-        Some(tail) => options.with_prompt_tail(tail),
-        None => options,
-    }
-}
-
-fn check(message: &ParsedMessage, reasoning: Option<&str>, content: Option<&str>, calls: &[Call]) {
-    assert_eq!(
-        message.reasoning_trimmed(),
-        reasoning,
-        "reasoning of {message:#?}"
-    );
-    assert_eq!(
-        message.content_trimmed(),
-        content,
-        "content of {message:#?}"
-    );
-    assert_eq!(
-        message.tool_calls.len(),
-        calls.len(),
-        "calls of {message:#?}"
-    );
-    for (got, want) in message.tool_calls.iter().zip(calls) {
-        match want {
-            Call::Valid(name, arguments) => {
-                assert_eq!(
-                    (got.name.as_str(), got.arguments.as_str(), got.valid),
-                    (*name, *arguments, true)
-                );
-            }
-            Call::Invalid(name) => {
-                assert_eq!((got.name.as_str(), got.valid), (*name, false), "{got:?}")
-            }
-        }
-    }
+    run_row(parser, options, output, SPECIAL_TOKENS)
 }
 
 const R1_TAIL: &str = "<｜User｜>Hi<｜Assistant｜><think>\n";
@@ -215,8 +163,8 @@ fn reasoning_split(
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
 ) {
-    let message = run(parser, options(tail, thinking), output);
-    check(&message, reasoning, content, &[]);
+    let message = run(parser, prompt_options(tail, thinking), output);
+    check_row(&message, reasoning, content, &[]);
 }
 
 const V31_CALL: &str = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
@@ -239,11 +187,15 @@ fn calls_and_reasoning(
     #[case] content: Option<&str>,
     #[case] calls: usize,
 ) {
-    let message = run("deepseek-v3.1", options(Some(THINK_ON), None), output);
-    let expected: Vec<Call> = (0..calls)
-        .map(|_| Call::Valid("get_weather", "{\"city\": \"Paris\"}"))
+    let message = run(
+        "deepseek-v3.1",
+        prompt_options(Some(THINK_ON), None),
+        output,
+    );
+    let expected: Vec<RowCall> = (0..calls)
+        .map(|_| RowCall::Valid("get_weather", "{\"city\": \"Paris\"}"))
         .collect();
-    check(&message, reasoning, content, &expected);
+    check_row(&message, reasoning, content, &expected);
 }
 
 // Native calls: shapes, JSON-aware boundaries, raw arguments, degradation (DESIGN §4.3–4.6; painpoints
@@ -251,46 +203,46 @@ fn calls_and_reasoning(
 #[rstest]
 #[case::v31_shape("deepseek-v3.1",
     "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    Some("Sure."), vec![Call::Valid("f", "{\"a\":1}")])]
+    Some("Sure."), vec![RowCall::Valid("f", "{\"a\":1}")])]
 #[case::r1_shape_with_fence("deepseek-r1",
     "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::r1_pretty_printed_block("deepseek-v3",
     "<｜tool▁calls▁begin｜>\n<｜tool▁call▁begin｜>\nfunction<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```\n<｜tool▁call▁end｜>\n<｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::v31_shape_under_v3_name("deepseek-v3",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"a\":1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\":1}")])]
 #[case::r1_shape_under_v31_name("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\":1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"a\":1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\":1}")])]
 #[case::unicode_and_escapes_byte_exact("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}")])]
+    None, vec![RowCall::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}")])]
 #[case::markers_and_braces_inside_strings("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"code\": \"}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>{\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"code\": \"}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>{\"}")])]
+    None, vec![RowCall::Valid("f", "{\"code\": \"}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>{\"}")])]
 #[case::key_order_and_big_numbers_kept("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}")])]
+    None, vec![RowCall::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}")])]
 #[case::parallel_calls_keep_order("deepseek-v3.1",
     "<｜tool▁calls▁begin｜>\n<｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>b<｜tool▁sep｜>{\"x\": [1, {\"y\": null}]}<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>c<｜tool▁sep｜>{\"t\": true}<｜tool▁call▁end｜>\n<｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{\"x\": [1, {\"y\": null}]}"), Call::Valid("c", "{\"t\": true}")])]
+    None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{\"x\": [1, {\"y\": null}]}"), RowCall::Valid("c", "{\"t\": true}")])]
 #[case::text_around_blocks_is_content("deepseek-v3.1",
     "Before. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> Between. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> After.",
-    Some("Before.  Between.  After."), vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+    Some("Before.  Between.  After."), vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
 #[case::missing_call_end_before_next_call("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+    None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
 #[case::bare_call_without_section("deepseek-v3.1",
     "<｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"k\": 1}<｜tool▁call▁end｜>",
-    None, vec![Call::Valid("a", "{\"k\": 1}")])]
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
 #[case::truncated_arguments_stay_flagged("deepseek-v3.1",
     "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Par",
-    Some("Checking."), vec![Call::Invalid("get_weather")])]
+    Some("Checking."), vec![RowCall::Invalid("get_weather")])]
 #[case::committed_at_the_separator("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>",
-    None, vec![Call::Invalid("get_weather")])]
+    None, vec![RowCall::Invalid("get_weather")])]
 #[case::cut_before_the_name_is_content("deepseek-v3.1",
     "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_wea",
     Some("Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_wea"), vec![])]
@@ -302,32 +254,32 @@ fn calls_and_reasoning(
     Some("<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>"), vec![])]
 #[case::invalid_arguments_keep_the_other_calls("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{broken}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{\"ok\": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Invalid("a"), Call::Valid("b", "{\"ok\": 1}")])]
+    None, vec![RowCall::Invalid("a"), RowCall::Valid("b", "{\"ok\": 1}")])]
 #[case::raw_newline_in_a_string_is_invalid_json("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"s\": \"line\nbreak\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Invalid("a")])]
+    None, vec![RowCall::Invalid("a")])]
 #[case::not_function_type_is_content_for_v3("deepseek-v3",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>notfunction<｜tool▁sep｜>test\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
     Some("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>notfunction<｜tool▁sep｜>test\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"), vec![])]
 #[case::other_section_spellings("deepseek-r1",
     "</think><｜tool calls begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    None, vec![Call::Valid("f", "{}")])]
+    None, vec![RowCall::Valid("f", "{}")])]
 #[case::dotted_and_dashed_names("deepseek-v3.1",
     "<｜tool▁call▁begin｜>api.search-v2<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
-    None, vec![Call::Valid("api.search-v2", "{}")])]
+    None, vec![RowCall::Valid("api.search-v2", "{}")])]
 fn native_calls(
     #[case] parser: &str,
     #[case] output: &str,
     #[case] content: Option<&str>,
-    #[case] calls: Vec<Call>,
+    #[case] calls: Vec<RowCall>,
 ) {
     let tail = if parser == "deepseek-r1" {
         Some(R1_TAIL)
     } else {
         None
     };
-    let message = run(parser, options(tail, None), output);
-    check(&message, None, content, &calls);
+    let message = run(parser, prompt_options(tail, None), output);
+    check_row(&message, None, content, &calls);
 }
 
 // R1's fallback shapes (ik_llama.cpp's formats 2–4), and that they never fire inside reasoning or for
@@ -335,13 +287,13 @@ fn native_calls(
 #[rstest]
 #[case::tools_array("deepseek-r1",
     "Done thinking.</think>function\n```json\n{\"tools\": [{\"name\": \"Read\", \"arguments\": {\"file_path\": \"/a.java\"}}, {\"name\": \"Edit\", \"arguments\": {\"old\": \"x\", \"new\": \"y\"}}]}\n```",
-    Some("Done thinking."), None, vec![Call::Valid("Read", "{\"file_path\": \"/a.java\"}"), Call::Valid("Edit", "{\"old\": \"x\", \"new\": \"y\"}")])]
+    Some("Done thinking."), None, vec![RowCall::Valid("Read", "{\"file_path\": \"/a.java\"}"), RowCall::Valid("Edit", "{\"old\": \"x\", \"new\": \"y\"}")])]
 #[case::xml_wrapped("deepseek-r1",
     "Plan.</think>\n<tool_call>\nfunction</think>Read\n```json\n{\"file_path\": \"/tmp/x.txt\"}\n```\n</tool_call>",
-    Some("Plan."), None, vec![Call::Valid("Read", "{\"file_path\": \"/tmp/x.txt\"}")])]
+    Some("Plan."), None, vec![RowCall::Valid("Read", "{\"file_path\": \"/tmp/x.txt\"}")])]
 #[case::simplified("deepseek-r1",
     "Plan.</think>function<get_weather>\n```json\n{\"location\": \"Tokyo\"}\n```",
-    Some("Plan."), None, vec![Call::Valid("get_weather", "{\"location\": \"Tokyo\"}")])]
+    Some("Plan."), None, vec![RowCall::Valid("get_weather", "{\"location\": \"Tokyo\"}")])]
 #[case::fallbacks_never_inside_reasoning("deepseek-r1",
     "I could write function<get_weather>\n```json\n{}\n```</think>No.",
     Some("I could write function<get_weather>\n```json\n{}\n```"), Some("No."), vec![])]
@@ -359,10 +311,10 @@ fn r1_fallback_shapes(
     #[case] output: &str,
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
-    #[case] calls: Vec<Call>,
+    #[case] calls: Vec<RowCall>,
 ) {
-    let message = run(parser, options(Some(R1_TAIL), None), output);
-    check(&message, reasoning, content, &calls);
+    let message = run(parser, prompt_options(Some(R1_TAIL), None), output);
+    check_row(&message, reasoning, content, &calls);
 }
 
 fn tools(json: serde_json::Value) -> Arc<Tools> {
@@ -372,28 +324,28 @@ fn tools(json: serde_json::Value) -> Arc<Tools> {
 // DSML (V3.2/V4): append-only JSON arguments, typed by the schema (DESIGN §4.8; painpoints #29, #54–#58).
 #[rstest]
 #[case::strings_are_escaped("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"say\">\n<｜DSML｜parameter name=\"text\" string=\"true\">He said \"hi\"\nC:\\dir 北京</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
-    None, vec![Call::Valid("say", "{\"text\": \"He said \\\"hi\\\"\\nC:\\\\dir 北京\"}")])]
+    None, vec![RowCall::Valid("say", "{\"text\": \"He said \\\"hi\\\"\\nC:\\\\dir 北京\"}")])]
 #[case::schema_string_stays_string("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"zip\" string=\"false\">02134</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("ship", "{\"zip\": \"02134\"}")])]
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"02134\"}")])]
 #[case::schema_integer_wins_over_string_attr("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"count\" string=\"true\">140.0</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("ship", "{\"count\": 140}")])]
+    None, vec![RowCall::Valid("ship", "{\"count\": 140}")])]
 #[case::failed_coercion_keeps_raw_string("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"count\" string=\"false\">2026-01-15</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("ship", "{\"count\": \"2026-01-15\"}")])]
+    None, vec![RowCall::Valid("ship", "{\"count\": \"2026-01-15\"}")])]
 #[case::undeclared_param_follows_string_attr("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\"><｜DSML｜parameter name=\"extra\" string=\"false\">[1, 2]</｜DSML｜parameter><｜DSML｜parameter name=\"note\" string=\"true\">3</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("ship", "{\"extra\": [1, 2], \"note\": \"3\"}")])]
+    None, vec![RowCall::Valid("ship", "{\"extra\": [1, 2], \"note\": \"3\"}")])]
 #[case::no_parameters_is_empty_object("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
-    None, vec![Call::Valid("now", "{}")])]
+    None, vec![RowCall::Valid("now", "{}")])]
 #[case::direct_json_body("<｜DSML｜function_calls><｜DSML｜invoke name=\"ship\">\n{\"zip\": \"1\"}\n</｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("ship", "{\"zip\": \"1\"}")])]
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"1\"}")])]
 #[case::v4_block_spelling("Sure.<｜DSML｜tool_calls><｜DSML｜invoke name=\"now\"></｜DSML｜invoke></｜DSML｜tool_calls> Done.",
-    Some("Sure. Done."), vec![Call::Valid("now", "{}")])]
+    Some("Sure. Done."), vec![RowCall::Valid("now", "{}")])]
 #[case::truncated_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\">Hel",
-    None, vec![Call::Invalid("say")])]
+    None, vec![RowCall::Invalid("say")])]
 #[case::cut_inside_the_invoke_tag_is_content("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa",
     Some("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa"), vec![])]
 #[case::markup_inside_a_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\"><｜DSML｜invoke name=\"x\"> and {\"a\"}</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-    None, vec![Call::Valid("say", "{\"text\": \"<｜DSML｜invoke name=\\\"x\\\"> and {\\\"a\\\"}\"}")])]
-fn dsml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
+    None, vec![RowCall::Valid("say", "{\"text\": \"<｜DSML｜invoke name=\\\"x\\\"> and {\\\"a\\\"}\"}")])]
+fn dsml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
     let schema = tools(
         serde_json::json!([{"type": "function", "function": {"name": "ship", "parameters": {
         "type": "object", "properties": {"zip": {"type": "string"}, "count": {"type": "integer"}}}}}]),
@@ -403,18 +355,22 @@ fn dsml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls
         ParseOptions::new().with_tools(schema),
         output,
     );
-    check(&message, None, content, &calls);
+    check_row(&message, None, content, &calls);
 }
 
 #[test]
 fn dsml_block_ending_the_output_inside_reasoning_is_a_call() {
     let output = "Need data.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
-    let message = run("deepseek-v3.2", options(Some(THINK_ON), None), output);
-    check(
+    let message = run(
+        "deepseek-v3.2",
+        prompt_options(Some(THINK_ON), None),
+        output,
+    );
+    check_row(
         &message,
         Some("Need data."),
         None,
-        &[Call::Valid("now", "{}")],
+        &[RowCall::Valid("now", "{}")],
     );
 }
 
@@ -444,7 +400,7 @@ fn strict_tool_position_policy(
     #[case] content: Option<&str>,
     #[case] calls: usize,
 ) {
-    let strict = options(Some(THINK_ON), None).with_policy(Policy {
+    let strict = prompt_options(Some(THINK_ON), None).with_policy(Policy {
         strict_tool_position: true,
         ..Policy::default()
     });
@@ -460,7 +416,8 @@ fn strict_tool_position_policy(
 #[case(&format!("Hmm.</think>{V31_CALL}"), "Hmm.</think>", 1)]
 #[case(&format!("Hmm. {V31_CALL}"), "Hmm.", 1)]
 fn inline_reasoning(#[case] output: &str, #[case] content: &str, #[case] calls: usize) {
-    let inline = options(Some(THINK_ON), None).with_reasoning_format(ReasoningFormat::Inline);
+    let inline =
+        prompt_options(Some(THINK_ON), None).with_reasoning_format(ReasoningFormat::Inline);
     let message = run("deepseek-v3.1", inline, output);
     assert_eq!(message.reasoning, None);
     assert_eq!(message.content_trimmed(), Some(content));
@@ -532,7 +489,7 @@ fn arguments_stream_as_they_arrive(#[case] parser: &str, #[case] output: &str) {
 fn split_markers_never_leak() {
     let output = format!("Thinking hard.</think>Here.{V31_CALL}<｜end▁of▁sentence｜>");
     let entry = find_by_name("deepseek-v3.1").unwrap();
-    let options = options(Some(THINK_ON), None).with_call_id_seed(1);
+    let options = prompt_options(Some(THINK_ON), None).with_call_id_seed(1);
     for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
         for cut2 in [cut, (cut + 7).min(output.len())] {
             if !output.is_char_boundary(cut2) {
@@ -606,7 +563,7 @@ proptest::proptest! {
         let text: String = pieces.concat();
         proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
         let entry = find_by_name("deepseek-v3.1").unwrap();
-        let options = options(Some(THINK_OFF), None);
+        let options = prompt_options(Some(THINK_OFF), None);
         let mut parser = entry.parser(&options);
         // Start with text, so that the `<think>` an answer may open with is out of the picture.
         let mut released: String = parser.push("x").iter().map(|d| match d { Delta::Content(t) => t, _ => "" }).collect();

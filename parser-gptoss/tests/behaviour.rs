@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    Chunking, check_chunkings, check_sample_splits, must_hold, run_chunked,
+    Chunking, RowCall, check_chunkings, check_row, check_sample_splits, must_hold, run_chunked,
 };
 use parser_core::{
     Accumulator, Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage,
@@ -14,13 +14,6 @@ use parser_core::{
 use parser_gptoss::markers::{SPECIAL_TOKENS, TOKEN_IDS};
 use parser_gptoss::{BuiltinTools, HarmonyPolicy, Preamble, gpt_oss_with};
 use rstest::rstest;
-
-/// What a row expects of one call: its name and exact argument text, or just its name when invalid.
-#[derive(Debug)]
-enum Call {
-    Valid(&'static str, &'static str),
-    Invalid(&'static str),
-}
 
 fn run_with(policy: HarmonyPolicy, options: ParseOptions, output: &str) -> ParsedMessage {
     let options = options.with_call_id_seed(7);
@@ -34,36 +27,6 @@ fn run_with(policy: HarmonyPolicy, options: ParseOptions, output: &str) -> Parse
 
 fn run(output: &str) -> ParsedMessage {
     run_with(HarmonyPolicy::default(), ParseOptions::new(), output)
-}
-
-fn check(message: &ParsedMessage, reasoning: Option<&str>, content: Option<&str>, calls: &[Call]) {
-    assert_eq!(
-        message.reasoning_trimmed(),
-        reasoning,
-        "reasoning of {message:#?}"
-    );
-    assert_eq!(
-        message.content_trimmed(),
-        content,
-        "content of {message:#?}"
-    );
-    assert_eq!(
-        message.tool_calls.len(),
-        calls.len(),
-        "calls of {message:#?}"
-    );
-    for (got, want) in message.tool_calls.iter().zip(calls) {
-        match want {
-            Call::Valid(name, arguments) => assert_eq!(
-                (got.name.as_str(), got.arguments.as_str(), got.valid),
-                (*name, *arguments, true),
-                "{message:#?}"
-            ),
-            Call::Invalid(name) => {
-                assert_eq!((got.name.as_str(), got.valid), (*name, false), "{got:?}")
-            }
-        }
-    }
 }
 
 const ANALYSIS: &str = "<|channel|>analysis<|message|>Need the weather.<|end|>";
@@ -80,62 +43,62 @@ const ARGS: &str = "{\"city\": \"Paris\"}";
     Some("Simple."), Some("Four."), vec![])]
 #[case::call_recipient_in_channel_part_with_constrain(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_constrain_without_space(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_bare_json(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather json<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_without_content_type(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_recipient_in_role_part(
     &format!("{ANALYSIS}<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_recipient_in_role_part_bare_json(
     &format!("{ANALYSIS}<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_on_the_analysis_channel(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>analysis to=functions.get_weather<|message|>{ARGS}<|call|>"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_as_the_first_message(
     &format!("<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{ARGS}<|call|>"),
-    None, None, vec![Call::Valid("get_weather", ARGS)])]
+    None, None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_first_with_recipient_in_role_part(
     &format!(" to=functions.get_weather<|channel|>commentary<|message|>{ARGS}"),
-    None, None, vec![Call::Valid("get_weather", ARGS)])]
+    None, None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::call_ended_by_end_instead_of_call(
     &format!("<|channel|>commentary to=functions.get_weather<|message|>{ARGS}<|end|>"),
-    None, None, vec![Call::Valid("get_weather", ARGS)])]
+    None, None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::missing_call_at_end_of_output(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{ARGS}"),
-    Some("Need the weather."), None, vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::missing_call_before_trailing_whitespace(
     &format!("<|channel|>commentary to=functions.get_weather<|message|>{ARGS}\n\n"),
-    None, None, vec![Call::Valid("get_weather", ARGS)])]
+    None, None, vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::two_calls_in_a_row(
     "<|channel|>commentary to=functions.a <|constrain|>json<|message|>{}<|call|><|start|>assistant<|channel|>commentary to=functions.b <|constrain|>json<|message|>{\"x\": [1, {\"y\": null}]}<|call|>",
-    None, None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{\"x\": [1, {\"y\": null}]}")])]
+    None, None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{\"x\": [1, {\"y\": null}]}")])]
 #[case::two_calls_without_call_tokens(
     "<|channel|>commentary to=functions.a<|message|>{\"k\": 1}\n<|start|>assistant to=functions.b<|channel|>commentary<|message|>{\"k\": 2}",
-    None, None, vec![Call::Valid("a", "{\"k\": 1}"), Call::Valid("b", "{\"k\": 2}")])]
+    None, None, vec![RowCall::Valid("a", "{\"k\": 1}"), RowCall::Valid("b", "{\"k\": 2}")])]
 #[case::call_then_final(
     &format!("{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather<|message|>{ARGS}<|call|><|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>"),
-    Some("Need the weather."), Some("It is sunny."), vec![Call::Valid("get_weather", ARGS)])]
+    Some("Need the weather."), Some("It is sunny."), vec![RowCall::Valid("get_weather", ARGS)])]
 #[case::dotted_function_name(
     "<|channel|>commentary to=functions.api.v2.lookup<|message|>{}<|call|>",
-    None, None, vec![Call::Valid("api.v2.lookup", "{}")])]
+    None, None, vec![RowCall::Valid("api.v2.lookup", "{}")])]
 #[case::pretty_printed_arguments_kept_byte_exact(
     "<|channel|>commentary to=functions.f<|message|>\n{\n  \"z\": 1,\n  \"a\": 123456789012345678901234,\n  \"f\": 1.50\n}\n<|call|>",
-    None, None, vec![Call::Valid("f", "{\n  \"z\": 1,\n  \"a\": 123456789012345678901234,\n  \"f\": 1.50\n}")])]
+    None, None, vec![RowCall::Valid("f", "{\n  \"z\": 1,\n  \"a\": 123456789012345678901234,\n  \"f\": 1.50\n}")])]
 fn channels_and_calls(
     #[case] output: &str,
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
-    #[case] calls: Vec<Call>,
+    #[case] calls: Vec<RowCall>,
 ) {
-    check(&run(output), reasoning, content, &calls);
+    check_row(&run(output), reasoning, content, &calls);
 }
 
 // JSON-aware boundaries, raw arguments, unicode, degradation (DESIGN §4.3–4.7; painpoints #36–#40,
@@ -143,36 +106,40 @@ fn channels_and_calls(
 #[rstest]
 #[case::braces_and_call_token_inside_strings(
     "<|channel|>commentary to=functions.f<|message|>{\"code\": \"}<|call|>{\\\"\", \"t\": \"<|end|><|start|>assistant<|channel|>final<|message|>\"}<|call|>",
-    None, vec![Call::Valid("f", "{\"code\": \"}<|call|>{\\\"\", \"t\": \"<|end|><|start|>assistant<|channel|>final<|message|>\"}")])]
+    None, vec![RowCall::Valid("f", "{\"code\": \"}<|call|>{\\\"\", \"t\": \"<|end|><|start|>assistant<|channel|>final<|message|>\"}")])]
 #[case::unicode_and_escapes_byte_exact(
     "<|channel|>commentary to=functions.f<|message|>{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}<|call|>",
-    None, vec![Call::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}")])]
+    None, vec![RowCall::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}")])]
 #[case::unicode_function_name(
     "<|channel|>commentary to=functions.météo<|message|>{}<|call|>",
-    None, vec![Call::Valid("météo", "{}")])]
+    None, vec![RowCall::Valid("météo", "{}")])]
 #[case::not_json_is_kept_invalid(
     "<|channel|>commentary to=functions.f<|message|>foo<|call|>",
-    None, vec![Call::Invalid("f")])]
+    None, vec![RowCall::Invalid("f")])]
 #[case::empty_body_is_kept_invalid(
     "<|channel|>commentary to=functions.f <|constrain|>json<|message|><|call|>",
-    None, vec![Call::Invalid("f")])]
+    None, vec![RowCall::Invalid("f")])]
 #[case::junk_after_the_object_flags_the_call(
     "<|channel|>commentary to=functions.f<|message|>{\"a\": 1} trailing<|call|>",
-    None, vec![Call::Invalid("f")])]
+    None, vec![RowCall::Invalid("f")])]
 #[case::raw_newline_in_a_string_is_invalid_json(
     "<|channel|>commentary to=functions.f<|message|>{\"s\": \"line\nbreak\"}<|call|>",
-    None, vec![Call::Invalid("f")])]
+    None, vec![RowCall::Invalid("f")])]
 #[case::truncated_arguments_stay_flagged(
     "<|channel|>commentary to=functions.get_weather<|message|>{\"city\": \"Par",
-    None, vec![Call::Invalid("get_weather")])]
+    None, vec![RowCall::Invalid("get_weather")])]
 #[case::committed_at_the_message_token(
     "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
-    None, vec![Call::Invalid("get_weather")])]
+    None, vec![RowCall::Invalid("get_weather")])]
 #[case::invalid_call_keeps_the_next_one(
     "<|channel|>commentary to=functions.a<|message|>{broken}<|call|><|start|>assistant<|channel|>commentary to=functions.b<|message|>{\"ok\": 1}<|call|>",
-    None, vec![Call::Invalid("a"), Call::Valid("b", "{\"ok\": 1}")])]
-fn call_arguments(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
-    check(&run(output), None, content, &calls);
+    None, vec![RowCall::Invalid("a"), RowCall::Valid("b", "{\"ok\": 1}")])]
+fn call_arguments(
+    #[case] output: &str,
+    #[case] content: Option<&str>,
+    #[case] calls: Vec<RowCall>,
+) {
+    check_row(&run(output), None, content, &calls);
 }
 
 // Messages with no header, missing ends, stray text and overlong headers.
@@ -240,7 +207,7 @@ fn imperfect_outputs(
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
 ) {
-    check(&run(output), reasoning, content, &[]);
+    check_row(&run(output), reasoning, content, &[]);
 }
 
 #[test]
@@ -250,7 +217,7 @@ fn overlong_header_is_content_with_its_opener() {
         "<|channel|>analysis {prose}<|end|><|start|>assistant<|channel|>final<|message|>Hi"
     );
     let message = run(&output);
-    check(
+    check_row(
         &message,
         None,
         Some(&format!("<|channel|>analysis {prose}Hi") as &str),
@@ -275,7 +242,7 @@ fn overlong_header_is_content_with_its_opener() {
 #[case::preamble_then_call(
     HarmonyPolicy::default(),
     "<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant<|channel|>commentary to=functions.calc<|constrain|>json<|message|>{\"x\": 5}<|call|>",
-    None, Some("Checking."), vec![Call::Valid("calc", "{\"x\": 5}")])]
+    None, Some("Checking."), vec![RowCall::Valid("calc", "{\"x\": 5}")])]
 #[case::builtin_browser_is_reasoning(
     HarmonyPolicy::default(),
     "<|channel|>analysis<|message|>Search it.<|end|><|start|>assistant<|channel|>analysis to=browser.search <|constrain|>json<|message|>{\"query\": \"rust\"}<|call|>",
@@ -287,11 +254,11 @@ fn overlong_header_is_content_with_its_opener() {
 #[case::builtin_browser_surfaced(
     HarmonyPolicy::default().with_builtin_tools(BuiltinTools::Calls),
     "<|channel|>analysis<|message|>Search it.<|end|><|start|>assistant<|channel|>analysis to=browser.search <|constrain|>json<|message|>{\"query\": \"rust\"}<|call|>",
-    Some("Search it."), None, vec![Call::Valid("browser.search", "{\"query\": \"rust\"}")])]
+    Some("Search it."), None, vec![RowCall::Valid("browser.search", "{\"query\": \"rust\"}")])]
 #[case::builtin_python_surfaced_is_an_invalid_call(
     HarmonyPolicy::default().with_builtin_tools(BuiltinTools::Calls),
     "<|channel|>analysis to=python code<|message|>print(1 + 1)<|call|>",
-    None, None, vec![Call::Invalid("python")])]
+    None, None, vec![RowCall::Invalid("python")])]
 #[case::empty_function_name_is_not_a_function(
     HarmonyPolicy::default(),
     "<|channel|>commentary to=functions.<|message|>{}<|call|>",
@@ -299,15 +266,15 @@ fn overlong_header_is_content_with_its_opener() {
 #[case::functions_are_calls_under_every_policy(
     HarmonyPolicy::default().with_builtin_tools(BuiltinTools::Calls).with_preamble(Preamble::Reasoning),
     "<|channel|>commentary to=functions.f<|message|>{}<|call|>",
-    None, None, vec![Call::Valid("f", "{}")])]
+    None, None, vec![RowCall::Valid("f", "{}")])]
 fn policies(
     #[case] policy: HarmonyPolicy,
     #[case] output: &str,
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
-    #[case] calls: Vec<Call>,
+    #[case] calls: Vec<RowCall>,
 ) {
-    check(
+    check_row(
         &run_with(policy, ParseOptions::new(), output),
         reasoning,
         content,
@@ -323,15 +290,15 @@ fn policies(
     Some("R"), Some("The answer is"), vec![])]
 #[case::preamble_body("<|channel|>commentary<|message|>First I will", None, Some("First I will"), vec![])]
 #[case::builtin_body("<|channel|>analysis to=browser.search<|message|>{\"query\": \"ru", Some("{\"query\": \"ru"), None, vec![])]
-#[case::call_body("<|channel|>commentary to=functions.f<|message|>{\"query\": \"ru", None, None, vec![Call::Invalid("f")])]
+#[case::call_body("<|channel|>commentary to=functions.f<|message|>{\"query\": \"ru", None, None, vec![RowCall::Invalid("f")])]
 #[case::no_header_body("Plain text cut", None, Some("Plain text cut"), vec![])]
 fn truncated_bodies(
     #[case] output: &str,
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
-    #[case] calls: Vec<Call>,
+    #[case] calls: Vec<RowCall>,
 ) {
-    check(&run(output), reasoning, content, &calls);
+    check_row(&run(output), reasoning, content, &calls);
 }
 
 const SAMPLE: &str = "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|><|start|>assistant<|channel|>final<|message|>Sunny.<|return|>";

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use parser_core::testing::{Chunking, check_chunkings, check_sample_splits, must_hold};
+use parser_core::testing::{
+    RowCall, check_row, check_sample_splits, must_hold, prompt_options, run_row,
+};
 use parser_core::{
     Accumulator, Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage, Tools,
     find_by_name, find_for_model,
@@ -12,70 +14,8 @@ use parser_core::{
 use parser_kimi::markers::SPECIAL_TOKENS;
 use rstest::rstest;
 
-/// What a row expects of one call: name, exact argument text and id; or name and id when invalid.
-#[derive(Debug)]
-enum Call {
-    Valid(&'static str, &'static str, &'static str),
-    Invalid(&'static str, &'static str),
-}
-
 fn run(parser: &str, options: ParseOptions, output: &str) -> ParsedMessage {
-    let entry = find_by_name(parser).unwrap();
-    let options = options.with_call_id_seed(7);
-    check_chunkings(
-        &|| entry.parser(&options),
-        output,
-        &Chunking::standard(SPECIAL_TOKENS),
-    )
-    .unwrap_or_else(|why| panic!("{parser}: {why}"))
-}
-
-fn options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
-    let options = ParseOptions::new().with_enable_thinking(thinking);
-    match tail {
-        Some(tail) => options.with_prompt_tail(tail),
-        None => options,
-    }
-}
-
-fn check(message: &ParsedMessage, reasoning: Option<&str>, content: Option<&str>, calls: &[Call]) {
-    assert_eq!(
-        message.reasoning_trimmed(),
-        reasoning,
-        "reasoning of {message:#?}"
-    );
-    assert_eq!(
-        message.content_trimmed(),
-        content,
-        "content of {message:#?}"
-    );
-    assert_eq!(
-        message.tool_calls.len(),
-        calls.len(),
-        "calls of {message:#?}"
-    );
-    for (got, want) in message.tool_calls.iter().zip(calls) {
-        match want {
-            Call::Valid(name, arguments, id) => {
-                assert_eq!(
-                    (
-                        got.name.as_str(),
-                        got.arguments.as_str(),
-                        got.id.as_str(),
-                        got.valid
-                    ),
-                    (*name, *arguments, *id, true)
-                );
-            }
-            Call::Invalid(name, id) => {
-                assert_eq!(
-                    (got.name.as_str(), got.id.as_str(), got.valid),
-                    (*name, *id, false),
-                    "{got:?}"
-                )
-            }
-        }
-    }
+    run_row(parser, options, output, SPECIAL_TOKENS)
 }
 
 /// The generation prompt of every Kimi template.
@@ -89,7 +29,7 @@ const K25_OFF: &str =
 
 const CALL: &str = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|>";
 const BARE_CALL: &str = "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|>";
-const PARIS: Call = Call::Valid(
+const PARIS: RowCall = RowCall::ValidWithId(
     "get_weather",
     "{\"city\": \"Paris\"}",
     "functions.get_weather:0",
@@ -109,49 +49,49 @@ const PARIS: Call = Call::Valid(
     None, vec![PARIS])]
 #[case::whitespace_around_the_id_is_not_part_of_it(
     "<|tool_calls_section_begin|>\n<|tool_call_begin|> functions.test:0 <|tool_call_argument_begin|> {\"key\": \"value\", \"num\": 42} <|tool_call_end|>\n<|tool_calls_section_end|>",
-    None, vec![Call::Valid("test", "{\"key\": \"value\", \"num\": 42}", "functions.test:0")])]
+    None, vec![RowCall::ValidWithId("test", "{\"key\": \"value\", \"num\": 42}", "functions.test:0")])]
 #[case::three_calls_keep_order_and_ids(
     "<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_end|>\n<|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{\"x\": [1, {\"y\": null}]}<|tool_call_end|>\n<|tool_call_begin|>functions.c:2<|tool_call_argument_begin|>{\"t\": true}<|tool_call_end|>\n<|tool_calls_section_end|>",
-    None, vec![Call::Valid("a", "{}", "functions.a:0"), Call::Valid("b", "{\"x\": [1, {\"y\": null}]}", "functions.b:1"), Call::Valid("c", "{\"t\": true}", "functions.c:2")])]
+    None, vec![RowCall::ValidWithId("a", "{}", "functions.a:0"), RowCall::ValidWithId("b", "{\"x\": [1, {\"y\": null}]}", "functions.b:1"), RowCall::ValidWithId("c", "{\"t\": true}", "functions.c:2")])]
 #[case::ids_are_byte_exact_even_out_of_order(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:7<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.get_weather:3<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Valid("get_weather", "{}", "functions.get_weather:7"), Call::Valid("get_weather", "{}", "functions.get_weather:3")])]
+    None, vec![RowCall::ValidWithId("get_weather", "{}", "functions.get_weather:7"), RowCall::ValidWithId("get_weather", "{}", "functions.get_weather:3")])]
 #[case::dotted_name_survives(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.api.search:0<|tool_call_argument_begin|>{\"q\": \"x\"}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Valid("api.search", "{\"q\": \"x\"}", "functions.api.search:0")])]
+    None, vec![RowCall::ValidWithId("api.search", "{\"q\": \"x\"}", "functions.api.search:0")])]
 #[case::only_a_leading_functions_prefix_is_stripped(
     "<|tool_calls_section_begin|><|tool_call_begin|>api.tools.search:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Valid("api.tools.search", "{}", "api.tools.search:0")])]
+    None, vec![RowCall::ValidWithId("api.tools.search", "{}", "api.tools.search:0")])]
 #[case::id_without_prefix(
     "<|tool_calls_section_begin|><|tool_call_begin|>get_weather:0 <|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Valid("get_weather", "{\"city\": \"Paris\"}", "get_weather:0")])]
+    None, vec![RowCall::ValidWithId("get_weather", "{\"city\": \"Paris\"}", "get_weather:0")])]
 #[case::dashed_name(
     "<|tool_call_begin|>functions.write-file:12<|tool_call_argument_begin|>{}<|tool_call_end|>",
-    None, vec![Call::Valid("write-file", "{}", "functions.write-file:12")])]
+    None, vec![RowCall::ValidWithId("write-file", "{}", "functions.write-file:12")])]
 #[case::text_around_sections_is_content(
     "Before. <|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|> Between. <|tool_calls_section_begin|><|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|> After.",
-    Some("Before.  Between.  After."), vec![Call::Valid("a", "{}", "functions.a:0"), Call::Valid("b", "{}", "functions.b:1")])]
+    Some("Before.  Between.  After."), vec![RowCall::ValidWithId("a", "{}", "functions.a:0"), RowCall::ValidWithId("b", "{}", "functions.b:1")])]
 #[case::prose_after_the_section_is_content(
     "Let me help.\n<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|>\n<|tool_calls_section_end|>\nThe weather is...",
     Some("Let me help.\n\nThe weather is..."), vec![PARIS])]
 #[case::braces_and_markers_inside_strings(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"code\": \"}<|tool_call_end|><|tool_calls_section_end|></think>{\\\"\"}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Valid("f", "{\"code\": \"}<|tool_call_end|><|tool_calls_section_end|></think>{\\\"\"}", "functions.f:0")])]
+    None, vec![RowCall::ValidWithId("f", "{\"code\": \"}<|tool_call_end|><|tool_calls_section_end|></think>{\\\"\"}", "functions.f:0")])]
 #[case::angle_brackets_in_json(
     "<|tool_call_begin|>functions.html:0<|tool_call_argument_begin|>{\"markup\": \"<p>test</p>\"}<|tool_call_end|>",
-    None, vec![Call::Valid("html", "{\"markup\": \"<p>test</p>\"}", "functions.html:0")])]
+    None, vec![RowCall::ValidWithId("html", "{\"markup\": \"<p>test</p>\"}", "functions.html:0")])]
 #[case::unicode_and_escapes_byte_exact(
     "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}<|tool_call_end|>",
-    None, vec![Call::Valid("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}", "functions.f:0")])]
+    None, vec![RowCall::ValidWithId("f", "{\"city\": \"北京\", \"e\": \"😀\", \"q\": \"say \\\"hi\\\"\", \"u\": \"\\u00e9\"}", "functions.f:0")])]
 #[case::key_order_and_big_numbers_kept(
     "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}<|tool_call_end|>",
-    None, vec![Call::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}", "functions.f:0")])]
+    None, vec![RowCall::ValidWithId("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}", "functions.f:0")])]
 #[case::truncated_arguments_stay_flagged(
     "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Par",
-    Some("Checking."), vec![Call::Invalid("get_weather", "functions.get_weather:0")])]
+    Some("Checking."), vec![RowCall::InvalidWithId("get_weather", "functions.get_weather:0")])]
 #[case::committed_at_the_argument_marker(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>",
-    None, vec![Call::Invalid("get_weather", "functions.get_weather:0")])]
+    None, vec![RowCall::InvalidWithId("get_weather", "functions.get_weather:0")])]
 #[case::cut_inside_the_id_is_content(
     "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea",
     Some("Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea"), vec![])]
@@ -169,30 +109,30 @@ const PARIS: Call = Call::Valid(
     Some("<|tool_calls_section_begin|><|tool_calls_section_end|>"), vec![])]
 #[case::invalid_arguments_keep_the_other_calls(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{broken}<|tool_call_end|><|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{\"ok\": 1}<|tool_call_end|><|tool_calls_section_end|>",
-    None, vec![Call::Invalid("a", "functions.a:0"), Call::Valid("b", "{\"ok\": 1}", "functions.b:1")])]
+    None, vec![RowCall::InvalidWithId("a", "functions.a:0"), RowCall::ValidWithId("b", "{\"ok\": 1}", "functions.b:1")])]
 #[case::unclosed_object_before_the_call_end(
     "<|tool_call_begin|>functions.bad:0<|tool_call_argument_begin|>{\"city\": \"Beijing\"<|tool_call_end|><|tool_call_begin|>functions.good:1<|tool_call_argument_begin|>{}<|tool_call_end|>",
-    None, vec![Call::Invalid("bad", "functions.bad:0"), Call::Valid("good", "{}", "functions.good:1")])]
+    None, vec![RowCall::InvalidWithId("bad", "functions.bad:0"), RowCall::ValidWithId("good", "{}", "functions.good:1")])]
 #[case::id_without_index_is_content_and_the_next_call_survives(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.valid:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
     Some("<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0<|tool_call_argument_begin|>{}<|tool_call_end|>"),
-    vec![Call::Valid("valid", "{}", "functions.valid:1")])]
+    vec![RowCall::ValidWithId("valid", "{}", "functions.valid:1")])]
 #[case::missing_call_end_before_the_next_call(
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{}<|tool_calls_section_end|>",
-    None, vec![Call::Valid("a", "{}", "functions.a:0"), Call::Valid("b", "{}", "functions.b:1")])]
+    None, vec![RowCall::ValidWithId("a", "{}", "functions.a:0"), RowCall::ValidWithId("b", "{}", "functions.b:1")])]
 #[case::call_without_a_section(
     BARE_CALL,
     None, vec![PARIS])]
 #[case::complete_arguments_at_the_end_of_the_output(
     "<|tool_call_begin|>functions.execute_command:0<|tool_call_argument_begin|>{\"command\": \"ls -lah\", \"timeout\": 10}",
-    None, vec![Call::Valid("execute_command", "{\"command\": \"ls -lah\", \"timeout\": 10}", "functions.execute_command:0")])]
+    None, vec![RowCall::ValidWithId("execute_command", "{\"command\": \"ls -lah\", \"timeout\": 10}", "functions.execute_command:0")])]
 #[case::end_of_turn_is_dropped(
     &format!("Sure.{CALL}<|im_end|>"),
     Some("Sure."), vec![PARIS])]
 #[case::look_alike_markers_are_text(
     "a < b, <|weird|> and <|tool_calls",
     Some("a < b, <|weird|> and <|tool_calls"), vec![])]
-fn kimi_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
+fn kimi_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
     for parser in ["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi-vl"] {
         // Thinking parsers are told the output starts in the answer.
         let tail = if parser == "kimi-k2.5" {
@@ -200,8 +140,8 @@ fn kimi_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls
         } else {
             format!("{TURN}</think>")
         };
-        let message = run(parser, options(Some(&tail), None), output);
-        check(&message, None, content, &calls);
+        let message = run(parser, prompt_options(Some(&tail), None), output);
+        check_row(&message, None, content, &calls);
     }
 }
 
@@ -235,14 +175,18 @@ fn bare_counter_ids(#[case] tools: Option<Arc<Tools>>, #[case] calls: usize) {
     options.tools = tools;
     let message = run("kimi-k2", options, output);
     if calls == 1 {
-        check(
+        check_row(
             &message,
             None,
             Some("Let me check."),
-            &[Call::Valid("get_weather", "{\"city\": \"Tokyo\"}", "0")],
+            &[RowCall::ValidWithId(
+                "get_weather",
+                "{\"city\": \"Tokyo\"}",
+                "0",
+            )],
         );
     } else {
-        check(&message, None, Some(output), &[]);
+        check_row(&message, None, Some(output), &[]);
     }
 }
 
@@ -421,8 +365,8 @@ fn reasoning_split(
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
 ) {
-    let message = run(parser, options(tail, thinking), output);
-    check(&message, reasoning, content, &[]);
+    let message = run(parser, prompt_options(tail, thinking), output);
+    check_row(&message, reasoning, content, &[]);
 }
 
 // Calls and reasoning: a call section or call that starts while reasoning is still open ends it; tool
@@ -453,9 +397,9 @@ fn calls_and_reasoning(
     #[case] calls: usize,
 ) {
     for (parser, tail) in [("kimi-k2-thinking", TURN), ("kimi-k2.5", K25_ON)] {
-        let message = run(parser, options(Some(tail), None), output);
-        let expected: Vec<Call> = (0..calls).map(|_| PARIS).collect();
-        check(&message, reasoning, content, &expected);
+        let message = run(parser, prompt_options(Some(tail), None), output);
+        let expected: Vec<RowCall> = (0..calls).map(|_| PARIS).collect();
+        check_row(&message, reasoning, content, &expected);
     }
 }
 
@@ -466,7 +410,7 @@ fn calls_and_reasoning(
 #[case(&format!("<think>Hmm. {CALL}"), "<think>Hmm.", 1)]
 #[case(&format!("Hello, world!\nWhat's up?{CALL}"), "Hello, world!\nWhat's up?", 1)]
 fn inline_reasoning(#[case] output: &str, #[case] content: &str, #[case] calls: usize) {
-    let inline = options(Some(TURN), None).with_reasoning_format(ReasoningFormat::Inline);
+    let inline = prompt_options(Some(TURN), None).with_reasoning_format(ReasoningFormat::Inline);
     let message = run("kimi-k2-thinking", inline, output);
     assert_eq!(message.reasoning, None);
     assert_eq!(message.content_trimmed(), Some(content));
@@ -583,7 +527,7 @@ fn arguments_stream_as_they_arrive() {
 fn split_markers_never_leak() {
     let output = format!("<think>Thinking hard.</think>Here.{CALL}<|im_end|>");
     let entry = find_by_name("kimi-k2-thinking").unwrap();
-    let options = options(Some(TURN), None).with_call_id_seed(1);
+    let options = prompt_options(Some(TURN), None).with_call_id_seed(1);
     for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
         for cut2 in [cut, (cut + 7).min(output.len())] {
             if !output.is_char_boundary(cut2) {
@@ -642,7 +586,7 @@ proptest::proptest! {
         let text: String = pieces.concat();
         proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
         let entry = find_by_name("kimi-k2").unwrap();
-        let options = options(Some(TURN), None);
+        let options = prompt_options(Some(TURN), None);
         let mut parser = entry.parser(&options);
         // Start with text, so that the `<think>` an answer may open with is out of the picture.
         let mut released: String = parser.push("x").iter().map(|d| match d { Delta::Content(t) => t, _ => "" }).collect();

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    Chunking, check_chunkings, check_sample_splits, must_hold, run_chunked,
+    Chunking, RowCall, check_row, check_sample_splits, must_hold, prompt_options, run_chunked,
+    run_row,
 };
 use parser_core::{
     Accumulator, Delta, ParseOptions, ParsedMessage, Policy, ReasoningFormat, SpecialTokens, Stage,
@@ -14,61 +15,8 @@ use parser_core::{
 use parser_qwen::markers::SPECIAL_TOKENS;
 use rstest::rstest;
 
-/// What a row expects of one call: its name and exact argument text, or just its name when invalid.
-#[derive(Debug)]
-enum Call {
-    Valid(&'static str, &'static str),
-    Invalid(&'static str),
-}
-
 fn run(parser: &str, options: ParseOptions, output: &str) -> ParsedMessage {
-    let entry = find_by_name(parser).unwrap();
-    let options = options.with_call_id_seed(7);
-    check_chunkings(
-        &|| entry.parser(&options),
-        output,
-        &Chunking::standard(SPECIAL_TOKENS),
-    )
-    .unwrap_or_else(|why| panic!("{parser}: {why}"))
-}
-
-fn options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
-    let options = ParseOptions::new().with_enable_thinking(thinking);
-    match tail {
-        Some(tail) => options.with_prompt_tail(tail),
-        None => options,
-    }
-}
-
-fn check(message: &ParsedMessage, reasoning: Option<&str>, content: Option<&str>, calls: &[Call]) {
-    assert_eq!(
-        message.reasoning_trimmed(),
-        reasoning,
-        "reasoning of {message:#?}"
-    );
-    assert_eq!(
-        message.content_trimmed(),
-        content,
-        "content of {message:#?}"
-    );
-    assert_eq!(
-        message.tool_calls.len(),
-        calls.len(),
-        "calls of {message:#?}"
-    );
-    for (got, want) in message.tool_calls.iter().zip(calls) {
-        match want {
-            Call::Valid(name, arguments) => {
-                assert_eq!(
-                    (got.name.as_str(), got.arguments.as_str(), got.valid),
-                    (*name, *arguments, true)
-                );
-            }
-            Call::Invalid(name) => {
-                assert_eq!((got.name.as_str(), got.valid), (*name, false), "{got:?}")
-            }
-        }
-    }
+    run_row(parser, options, output, SPECIAL_TOKENS)
 }
 
 /// Qwen3 with thinking on: the generation prompt opens the assistant turn only.
@@ -278,8 +226,8 @@ fn reasoning_split(
     #[case] reasoning: Option<&str>,
     #[case] content: Option<&str>,
 ) {
-    let message = run(parser, options(tail, thinking), output);
-    check(&message, reasoning, content, &[]);
+    let message = run(parser, prompt_options(tail, thinking), output);
+    check_row(&message, reasoning, content, &[]);
 }
 
 #[rstest]
@@ -336,69 +284,69 @@ fn calls_and_reasoning(
     #[case] content: Option<&str>,
     #[case] calls: usize,
 ) {
-    let message = run("qwen3", options(Some(PLAIN_TAIL), None), output);
-    let expected: Vec<Call> = (0..calls)
-        .map(|_| Call::Valid("get_weather", "{\"city\": \"Paris\"}"))
+    let message = run("qwen3", prompt_options(Some(PLAIN_TAIL), None), output);
+    let expected: Vec<RowCall> = (0..calls)
+        .map(|_| RowCall::Valid("get_weather", "{\"city\": \"Paris\"}"))
         .collect();
-    check(&message, reasoning, content, &expected);
+    check_row(&message, reasoning, content, &expected);
 }
 
 #[test]
 fn forced_open_call_without_closer_is_a_call() {
     let output = format!("The user wants the weather.\n\n{CALL}");
     for parser in ["qwen3-thinking", "qwen3.5"] {
-        let message = run(parser, options(Some(FORCED_OPEN), None), &output);
-        check(
+        let message = run(parser, prompt_options(Some(FORCED_OPEN), None), &output);
+        check_row(
             &message,
             Some("The user wants the weather."),
             None,
-            &[Call::Valid("get_weather", "{\"city\": \"Paris\"}")],
+            &[RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")],
         );
     }
 }
 
 // Hermes-style calls: shapes, JSON-aware boundaries, raw arguments, degradation (DESIGN §4.3–4.6).
 #[rstest]
-#[case::with_newlines(CALL, None, vec![Call::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::with_newlines(CALL, None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
 #[case::without_newlines(
     "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>",
-    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::several_in_a_row_keep_order(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"x\": [1, {\"y\": null}]}}\n</tool_call>\n<tool_call>\n{\"name\": \"c\", \"arguments\": {\"t\": true}}\n</tool_call>",
-    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{\"x\": [1, {\"y\": null}]}"), Call::Valid("c", "{\"t\": true}")])]
+    None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{\"x\": [1, {\"y\": null}]}"), RowCall::Valid("c", "{\"t\": true}")])]
 #[case::content_before_between_and_after(
     "Before. <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> Between. <tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call> After.",
-    Some("Before.  Between.  After."), vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+    Some("Before.  Between.  After."), vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
 #[case::string_arguments_are_decoded(
     "<tool_call>\n{\"name\": \"f\", \"arguments\": \"{\\\"city\\\": \\\"北京\\\", \\\"q\\\": \\\"a\\\\\\\"b\\\", \\\"e\\\": \\\"\\ud83d\\ude00\\\"}\"}\n</tool_call>",
-    None, vec![Call::Valid("f", "{\"city\": \"北京\", \"q\": \"a\\\"b\", \"e\": \"😀\"}")])]
+    None, vec![RowCall::Valid("f", "{\"city\": \"北京\", \"q\": \"a\\\"b\", \"e\": \"😀\"}")])]
 #[case::markers_and_braces_inside_strings(
     "<tool_call>{\"name\": \"f\", \"arguments\": {\"code\": \"}</tool_call><tool_call>{\\\"}\", \"t\": \"</think>\"}}</tool_call>",
-    None, vec![Call::Valid("f", "{\"code\": \"}</tool_call><tool_call>{\\\"}\", \"t\": \"</think>\"}")])]
+    None, vec![RowCall::Valid("f", "{\"code\": \"}</tool_call><tool_call>{\\\"}\", \"t\": \"</think>\"}")])]
 #[case::unicode_kept_exactly(
     "<tool_call>{\"name\": \"翻译\", \"arguments\": {\"text\": \"北京 😀 é\", \"u\": \"\\u00e9\"}}</tool_call>",
-    None, vec![Call::Valid("翻译", "{\"text\": \"北京 😀 é\", \"u\": \"\\u00e9\"}")])]
+    None, vec![RowCall::Valid("翻译", "{\"text\": \"北京 😀 é\", \"u\": \"\\u00e9\"}")])]
 #[case::key_order_and_big_numbers_kept(
     "<tool_call>{\"name\": \"f\", \"arguments\": {\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}}</tool_call>",
-    None, vec![Call::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}")])]
+    None, vec![RowCall::Valid("f", "{\"z\": 1, \"a\": 123456789012345678901234, \"f\": 1.50}")])]
 #[case::pretty_printed(
     "<tool_call>\n{\n    \"name\": \"f\",\n    \"arguments\": {\n        \"a\": [1, 2]\n    }\n}\n</tool_call>",
-    None, vec![Call::Valid("f", "{\n        \"a\": [1, 2]\n    }")])]
+    None, vec![RowCall::Valid("f", "{\n        \"a\": [1, 2]\n    }")])]
 #[case::arguments_before_name(
     "<tool_call>{\"arguments\": {\"q\": \"x\"}, \"name\": \"search\"}</tool_call>",
-    None, vec![Call::Valid("search", "{\"q\": \"x\"}")])]
+    None, vec![RowCall::Valid("search", "{\"q\": \"x\"}")])]
 #[case::parameters_is_arguments(
     "<tool_call>{\"name\": \"f\", \"parameters\": {\"a\": 1}}</tool_call>",
-    None, vec![Call::Valid("f", "{\"a\": 1}")])]
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::no_arguments_is_empty_object(
     "<tool_call>{\"name\": \"now\"}</tool_call>",
-    None, vec![Call::Valid("now", "{}")])]
+    None, vec![RowCall::Valid("now", "{}")])]
 #[case::truncated_mid_arguments_stays_flagged(
     "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par",
-    Some("Checking."), vec![Call::Invalid("get_weather")])]
+    Some("Checking."), vec![RowCall::Invalid("get_weather")])]
 #[case::committed_at_the_complete_name(
     "<tool_call>\n{\"name\": \"get_weather\"",
-    None, vec![Call::Invalid("get_weather")])]
+    None, vec![RowCall::Invalid("get_weather")])]
 #[case::cut_before_the_name_is_content(
     "Checking.\n<tool_call>\n{\"name\": \"get_wea",
     Some("Checking.\n<tool_call>\n{\"name\": \"get_wea"), vec![])]
@@ -416,36 +364,36 @@ fn forced_open_call_without_closer_is_a_call() {
     Some("{\"name\": \"f\", \"arguments\": {}}\n</tool_call>"), vec![])]
 #[case::invalid_json_keeps_the_other_calls(
     "<tool_call>{\"name\": \"a\", \"arguments\": {broken}}</tool_call>\n<tool_call>{\"name\": \"b\", \"arguments\": {\"ok\": 1}}</tool_call>",
-    None, vec![Call::Invalid("a"), Call::Valid("b", "{\"ok\": 1}")])]
+    None, vec![RowCall::Invalid("a"), RowCall::Valid("b", "{\"ok\": 1}")])]
 #[case::bare_string_arguments_are_invalid(
     "<tool_call>{\"name\": \"f\", \"arguments\": \"hello\"}</tool_call>",
-    None, vec![Call::Invalid("f")])]
+    None, vec![RowCall::Invalid("f")])]
 #[case::missing_block_end_before_the_next_block(
     "<tool_call>{\"name\": \"a\", \"arguments\": {}}\n<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>",
-    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+    None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
 #[case::missing_block_end_at_the_end(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}",
-    None, vec![Call::Valid("a", "{\"k\": 1}")])]
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
 #[case::two_objects_in_one_block(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>",
-    None, vec![Call::Valid("a", "{}"), Call::Valid("b", "{}")])]
+    None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
 #[case::text_after_the_object_without_block_end(
     "<tool_call>{\"name\": \"a\", \"arguments\": {}}\nDone.",
-    Some("Done."), vec![Call::Valid("a", "{}")])]
+    Some("Done."), vec![RowCall::Valid("a", "{}")])]
 #[case::end_token_after_the_call(
     "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call><|im_end|>",
-    None, vec![Call::Valid("a", "{}")])]
+    None, vec![RowCall::Valid("a", "{}")])]
 #[case::xml_shape_inside_a_hermes_block(XML_CALL,
-    None, vec![Call::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
 #[case::bare_function_is_content_for_hermes(
     "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>",
     Some("<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"), vec![])]
 #[case::dotted_and_dashed_names(
     "<tool_call>{\"name\": \"api.search-v2\", \"arguments\": {}}</tool_call>",
-    None, vec![Call::Valid("api.search-v2", "{}")])]
-fn hermes_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
-    let message = run("qwen3", options(Some(PLAIN_TAIL), None), output);
-    check(&message, None, content, &calls);
+    None, vec![RowCall::Valid("api.search-v2", "{}")])]
+fn hermes_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
+    let message = run("qwen3", prompt_options(Some(PLAIN_TAIL), None), output);
+    check_row(&message, None, content, &calls);
 }
 
 fn schema() -> Arc<Tools> {
@@ -519,11 +467,11 @@ fn xml_values_typed_by_schema(#[case] param: &str, #[case] value: &str, #[case] 
         ParseOptions::new().with_tools(schema()),
         &output,
     );
-    check(
+    check_row(
         &message,
         None,
         None,
-        &[Call::Valid("ship", leak(arguments))],
+        &[RowCall::Valid("ship", leak(arguments))],
     );
 }
 
@@ -535,40 +483,40 @@ fn leak(text: &str) -> &'static str {
 #[rstest]
 #[case::two_params(
     "<tool_call>\n<function=ship>\n<parameter=zip>\n02134\n</parameter>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"zip\": \"02134\", \"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"02134\", \"count\": 2}")])]
 #[case::without_newlines(
     "<tool_call><function=ship><parameter=zip>1</parameter><parameter=count>2</parameter></function></tool_call>",
-    None, vec![Call::Valid("ship", "{\"zip\": \"1\", \"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"1\", \"count\": 2}")])]
 #[case::missing_tool_call_opener(
     "Shipping.\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>",
-    Some("Shipping."), vec![Call::Valid("ship", "{\"count\": 2}")])]
+    Some("Shipping."), vec![RowCall::Valid("ship", "{\"count\": 2}")])]
 #[case::no_parameters(
     "<tool_call>\n<function=now>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("now", "{}")])]
+    None, vec![RowCall::Valid("now", "{}")])]
 #[case::closer_before_the_next_parameter_ends_the_value(
     "<tool_call>\n<function=ship>\n<parameter=code>\nx</parameter>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"code\": \"x\", \"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"code\": \"x\", \"count\": 2}")])]
 #[case::missing_parameter_closer(
     "<tool_call>\n<function=ship>\n<parameter=code>\nx\n<parameter=count>\n2\n</function>\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"code\": \"x\", \"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"code\": \"x\", \"count\": 2}")])]
 #[case::missing_function_closer(
     "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
 #[case::two_functions_in_one_block(
     "<tool_call>\n<function=now>\n</function>\n<function=ship>\n<parameter=count>\n1\n</parameter>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("now", "{}"), Call::Valid("ship", "{\"count\": 1}")])]
+    None, vec![RowCall::Valid("now", "{}"), RowCall::Valid("ship", "{\"count\": 1}")])]
 #[case::parallel_blocks_with_text(
     "A <tool_call>\n<function=now>\n</function>\n</tool_call> B <tool_call>\n<function=now>\n</function>\n</tool_call> C",
-    Some("A  B  C"), vec![Call::Valid("now", "{}"), Call::Valid("now", "{}")])]
+    Some("A  B  C"), vec![RowCall::Valid("now", "{}"), RowCall::Valid("now", "{}")])]
 #[case::truncated_inside_a_value(
     "<tool_call>\n<function=ship>\n<parameter=code>\nprint(",
-    None, vec![Call::Invalid("ship")])]
+    None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_after_a_parameter(
     "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n",
-    None, vec![Call::Invalid("ship")])]
+    None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_inside_a_parameter_tag(
     "<tool_call>\n<function=ship>\n<parameter=cou",
-    None, vec![Call::Invalid("ship")])]
+    None, vec![RowCall::Invalid("ship")])]
 #[case::cut_inside_the_function_tag_is_content(
     "Hi<tool_call>\n<function=shi",
     Some("Hi<tool_call>\n<function=shi"), vec![])]
@@ -577,23 +525,23 @@ fn leak(text: &str) -> &'static str {
     Some("<tool_call>\n<function=two words>\n</function>\n</tool_call>"), vec![])]
 #[case::junk_in_the_body_flags_the_call(
     "<tool_call>\n<function=ship>\nnot a parameter\n</function>\n</tool_call>after",
-    Some("after"), vec![Call::Invalid("ship")])]
+    Some("after"), vec![RowCall::Invalid("ship")])]
 #[case::json_shape_inside_an_xml_block(
     "<tool_call>\n{\"name\": \"ship\", \"arguments\": {\"count\": 2}}\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"count\": 2}")])]
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
 #[case::unknown_function_values_stay_strings(
     "<tool_call>\n<function=other>\n<parameter=n>\n5\n</parameter>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("other", "{\"n\": \"5\"}")])]
+    None, vec![RowCall::Valid("other", "{\"n\": \"5\"}")])]
 #[case::markup_inside_a_string_value(
     "<tool_call>\n<function=ship>\n<parameter=code>\n<tool_call>{\"name\": \"x\"}<function=y>\n</parameter>\n</function>\n</tool_call>",
-    None, vec![Call::Valid("ship", "{\"code\": \"<tool_call>{\\\"name\\\": \\\"x\\\"}<function=y>\"}")])]
-fn xml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<Call>) {
+    None, vec![RowCall::Valid("ship", "{\"code\": \"<tool_call>{\\\"name\\\": \\\"x\\\"}<function=y>\"}")])]
+fn xml_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
     let message = run(
         "qwen3-coder",
         ParseOptions::new().with_tools(schema()),
         output,
     );
-    check(&message, None, content, &calls);
+    check_row(&message, None, content, &calls);
 }
 
 // FastDeploy's strict rule set, as a policy: once visible content is written, later call markup is text.
@@ -608,7 +556,7 @@ fn strict_tool_position_policy(
     #[case] content: Option<&str>,
     #[case] calls: usize,
 ) {
-    let strict = options(Some(PLAIN_TAIL), None).with_policy(Policy {
+    let strict = prompt_options(Some(PLAIN_TAIL), None).with_policy(Policy {
         strict_tool_position: true,
         ..Policy::default()
     });
@@ -645,7 +593,7 @@ fn inline_reasoning(
     #[case] content: &str,
     #[case] calls: usize,
 ) {
-    let inline = options(Some(tail), None).with_reasoning_format(ReasoningFormat::Inline);
+    let inline = prompt_options(Some(tail), None).with_reasoning_format(ReasoningFormat::Inline);
     let message = run(parser, inline, output);
     assert_eq!(message.reasoning, None);
     assert_eq!(message.content_trimmed(), Some(content));
@@ -758,7 +706,7 @@ fn non_string_values_are_written_when_the_parameter_closes() {
 fn split_markers_never_leak() {
     let output = format!("<think>Thinking hard.</think>Here.{CALL}<|im_end|>");
     let entry = find_by_name("qwen3").unwrap();
-    let options = options(Some(PLAIN_TAIL), None).with_call_id_seed(1);
+    let options = prompt_options(Some(PLAIN_TAIL), None).with_call_id_seed(1);
     for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
         for cut2 in [cut, (cut + 7).min(output.len())] {
             if !output.is_char_boundary(cut2) {
@@ -911,7 +859,7 @@ proptest::proptest! {
             let text: String = pieces.concat();
             proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
             let entry = find_by_name(parser).unwrap();
-            let options = options(Some(THINK_OFF), None);
+            let options = prompt_options(Some(THINK_OFF), None);
             let mut parser = entry.parser(&options);
             // Start with text, so that the `<think>` an answer may open with is out of the picture.
             let mut released: String = parser.push("x").iter().map(|d| match d { Delta::Content(t) => t, _ => "" }).collect();
