@@ -227,6 +227,15 @@ impl Prepared {
         }
     }
 
+    /// The special tokens of the chosen format, whole: what a tokenizer must keep and a server delivers
+    /// as single deltas (the family's table, or every marker of the analysis).
+    pub fn special_tokens(&self) -> &'static [&'static str] {
+        match &self.source {
+            ParserSource::Family(entry) => entry.special_tokens,
+            ParserSource::Generic(factory) => factory.tokens(),
+        }
+    }
+
     /// The template's analysis, when the analyzer was the route (or found nothing).
     pub fn analysis(&self) -> Option<&std::sync::Arc<analyze::Analysis>> {
         match &self.source {

@@ -1,6 +1,6 @@
 //! The llama.cpp corpus with the model name withheld: every case is parsed by what its chat template
 //! alone gives (a family by template signature, else the analyzer's generic parser), one-shot and under
-//! every chunking, and compared with its expectation (or its deviation, with the stated reason).
+//! every standard chunking (the chosen format's special tokens whole), and compared with its expectation (or its deviation, with the stated reason).
 //!
 //! The bar is ≥ 90% of the cases; the test prints the per-template table and fails below it.
 
@@ -13,34 +13,6 @@ use parser_core::testing::{Chunking, check_chunkings, compare, load_cases, load_
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
-
-/// Special tokens of every format a template may route to, for token-whole chunking.
-static TOKENS: &[&str] = &[
-    "<think>",
-    "</think>",
-    "<tool_call>",
-    "</tool_call>",
-    "<function=",
-    "</function>",
-    "<parameter=",
-    "</parameter>",
-    "<|im_end|>",
-    "[TOOL_CALLS]",
-    "[ARGS]",
-    "[CALL_ID]",
-    "[THINK]",
-    "[/THINK]",
-    "<|START_THINKING|>",
-    "<|END_THINKING|>",
-    "<|START_ACTION|>",
-    "<|END_ACTION|>",
-    "<|START_RESPONSE|>",
-    "<|END_RESPONSE|>",
-    "<arg_key>",
-    "</arg_key>",
-    "<arg_value>",
-    "</arg_value>",
-];
 
 #[test]
 fn llama_cpp_cases_from_their_templates_alone() {
@@ -70,10 +42,11 @@ fn llama_cpp_cases_from_their_templates_alone() {
                 }
             };
             let options = case.options();
-            let route = parser_auto::for_template(&template, &options).route;
-            let make = || parser_auto::for_template(&template, &options).parser;
-            let mut chunkings = Chunking::standard(TOKENS);
-            chunkings.truncate(8);
+            let prepared =
+                parser_auto::prepare(None, Some(&template)).expect("a template always resolves");
+            let route = prepared.route.clone();
+            let make = || prepared.parser(&options);
+            let chunkings = Chunking::standard(prepared.special_tokens());
             let outcome = check_chunkings(&make, &case.output, &chunkings).and_then(|message| {
                 let expected = deviations
                     .get(&case.id)

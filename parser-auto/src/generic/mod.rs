@@ -175,6 +175,11 @@ impl GenericParserFactory {
         }
     }
 
+    /// Every marker of the analysis, whole (see [`markers`]).
+    pub fn tokens(&self) -> &'static [&'static str] {
+        self.syntax.tokens
+    }
+
     /// The analysis the parsers follow.
     pub fn analysis(&self) -> &Arc<Analysis> {
         &self.analysis
