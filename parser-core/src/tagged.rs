@@ -8,7 +8,7 @@
 //!   newline trimmed at each end.
 
 use crate::deltas::Sink;
-use crate::json::{escape_json_into, is_ws, needs_escape};
+use crate::json::{escape_json_into, leading_ws, needs_escape};
 use crate::scanner::{Found, MarkerSet};
 use crate::schema::ValueType;
 use crate::tool::Calls;
@@ -270,7 +270,7 @@ fn closer_counts(after: &str, eof: bool, syntax: &ValueSyntax) -> Option<bool> {
     let Some(followers) = syntax.closer_followers else {
         return Some(true);
     };
-    let ws = after.bytes().take_while(|&b| is_ws(b)).count();
+    let ws = leading_ws(after);
     if ws > FOLLOWER_LOOKAHEAD {
         return Some(false);
     }

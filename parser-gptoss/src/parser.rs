@@ -15,7 +15,7 @@
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, Found, JsonArgs, Literal, MarkerSet, OutputParser,
-    ParseOptions, ReasoningFormat, Sink, Stage, is_ws, literal_at,
+    ParseOptions, ReasoningFormat, Sink, Stage, leading_ws, literal_at,
 };
 
 use crate::header::{self, Field, Kind};
@@ -152,10 +152,6 @@ impl OutputParser for HarmonyParser {
     fn initial_stage(&self) -> Stage {
         self.stage
     }
-}
-
-fn leading_ws(text: &str) -> usize {
-    text.bytes().take_while(|&b| is_ws(b)).count()
 }
 
 impl Machine {

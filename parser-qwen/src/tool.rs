@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use parser_core::{
     CallEnd, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet, ObjectArgs, ParamStep,
-    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, literal_at,
+    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -426,10 +426,6 @@ impl Machine {
             .start(value_type, &mut self.args, &mut self.calls, out);
         self.state = State::Value;
     }
-}
-
-fn leading_ws(text: &str) -> usize {
-    text.bytes().take_while(|&b| parser_core::is_ws(b)).count()
 }
 
 /// Reads `<tool_call>` (at the start of `text`), whitespace, and either `{` or a `<function=NAME>` tag.

@@ -6,7 +6,7 @@
 //! decision depends only on the text seen so far and every piece is bounded by [`HEAD_LIMIT`], so every
 //! chunking of the same output decides alike, and a head is never re-read more than a bounded amount.
 
-use parser_core::{Literal, find_within, is_ws, literal_at};
+use parser_core::{Literal, find_within, leading_ws, literal_at};
 
 use super::syntax::Syntax;
 use crate::analyze::{CallIdPosition, ToolFormat};
@@ -63,7 +63,7 @@ impl<'t> Cursor<'t> {
 
     /// Skips whitespace; more than [`HEAD_LIMIT`] bytes of it is not a head.
     fn ws(&mut self) -> Step<()> {
-        let n = self.rest().bytes().take_while(|&b| is_ws(b)).count();
+        let n = leading_ws(self.rest());
         if n > HEAD_LIMIT {
             return Err(Stop::Not);
         }
