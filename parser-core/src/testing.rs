@@ -555,6 +555,62 @@ pub fn run_row(
     .unwrap_or_else(|why| panic!("{name}: {why}"))
 }
 
+/// The messages of `output` pushed in three pieces, cut at every character boundary and again 7 bytes
+/// later (or not at all): every marker of `output` is split at every position. Yields the first cut with
+/// each message, for the caller's assertions.
+pub fn three_way_splits<'a>(
+    make: &'a dyn Fn() -> Parser,
+    output: &'a str,
+) -> impl Iterator<Item = (usize, ParsedMessage)> + 'a {
+    (1..output.len())
+        .filter(|&cut| output.is_char_boundary(cut))
+        .flat_map(move |cut| {
+            [cut, (cut + 7).min(output.len())]
+                .into_iter()
+                .filter(|&cut2| output.is_char_boundary(cut2))
+                .map(move |cut2| (cut, cut2))
+        })
+        .map(move |(cut, cut2)| {
+            let mut parser = make();
+            let mut out = Accumulator::new();
+            for piece in [&output[..cut], &output[cut..cut2], &output[cut2..]] {
+                out.extend(parser.push(piece));
+            }
+            out.extend(parser.finish());
+            (cut, out.into_message())
+        })
+}
+
+/// `finish` is final: `held` (text whose tail could start a marker) is released by the first `finish`,
+/// and pushes and finishes after it give nothing.
+pub fn check_finish_is_final(mut parser: Parser, held: &str) {
+    parser.push(held);
+    assert!(
+        !parser.finish().is_empty(),
+        "{held:?}: the held tail is released by finish"
+    );
+    assert!(
+        parser.push("more").is_empty(),
+        "a push after finish gives nothing"
+    );
+    assert!(parser.finish().is_empty(), "a second finish gives nothing");
+}
+
+/// Generated call ids (`output` has a call without an id of its own): `call_…`, different across
+/// requests, and the same streamed as one-shot for a seeded request.
+pub fn check_generated_ids(make: &dyn Fn(&ParseOptions) -> Parser, output: &str) {
+    let a = make(&ParseOptions::new()).parse(output);
+    let b = make(&ParseOptions::new()).parse(output);
+    assert!(a.tool_calls[0].id.starts_with("call_"), "{a:?}");
+    assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id);
+    let seeded = ParseOptions::new().with_call_id_seed(3);
+    let chunked = run_chunked(&|| make(&seeded), output, Chunking::Chars(1));
+    assert_eq!(
+        chunked.tool_calls[0].id,
+        make(&seeded).parse(output).tool_calls[0].id
+    );
+}
+
 /// Request options with an optional prompt tail and `enable_thinking`.
 pub fn prompt_options(tail: Option<&str>, thinking: Option<bool>) -> ParseOptions {
     let options = ParseOptions::new().with_enable_thinking(thinking);

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    Chunking, RowCall, check_row, check_sample_splits, must_hold, prompt_options, run_chunked,
-    run_row,
+    RowCall, check_finish_is_final, check_generated_ids, check_row, check_sample_splits, must_hold,
+    prompt_options, run_row, three_way_splits,
 };
 use parser_core::{
-    Accumulator, Delta, ParseOptions, ParsedMessage, Policy, ReasoningFormat, SpecialTokens, Stage,
-    Tools, find_by_name,
+    Delta, ParseOptions, ParsedMessage, Policy, ReasoningFormat, SpecialTokens, Stage, Tools,
+    find_by_name,
 };
 use parser_deepseek::markers::SPECIAL_TOKENS;
 use rstest::rstest;
@@ -490,54 +490,28 @@ fn split_markers_never_leak() {
     let output = format!("Thinking hard.</think>Here.{V31_CALL}<｜end▁of▁sentence｜>");
     let entry = find_by_name("deepseek-v3.1").unwrap();
     let options = prompt_options(Some(THINK_ON), None).with_call_id_seed(1);
-    for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
-        for cut2 in [cut, (cut + 7).min(output.len())] {
-            if !output.is_char_boundary(cut2) {
-                continue;
-            }
-            let mut parser = entry.parser(&options);
-            let mut acc = Accumulator::new();
-            acc.extend(parser.push(&output[..cut]));
-            acc.extend(parser.push(&output[cut..cut2]));
-            acc.extend(parser.push(&output[cut2..]));
-            acc.extend(parser.finish());
-            let message = acc.into_message();
-            assert_eq!(
-                message.reasoning.as_deref(),
-                Some("Thinking hard."),
-                "cut {cut}"
-            );
-            assert_eq!(message.content.as_deref(), Some("Here."), "cut {cut}");
-            assert_eq!(message.tool_calls.len(), 1, "cut {cut}");
-        }
+    for (cut, message) in three_way_splits(&|| entry.parser(&options), &output) {
+        assert_eq!(
+            message.reasoning.as_deref(),
+            Some("Thinking hard."),
+            "cut {cut}"
+        );
+        assert_eq!(message.content.as_deref(), Some("Here."), "cut {cut}");
+        assert_eq!(message.tool_calls.len(), 1, "cut {cut}");
     }
 }
 
 #[test]
 fn pushes_after_finish_do_nothing() {
     let entry = find_by_name("deepseek-v3.1").unwrap();
-    let mut parser = entry.parser(&ParseOptions::new());
-    parser.push("Hello <");
     // The `<` could have started a marker: it is held until the end.
-    assert!(!parser.finish().is_empty());
-    assert!(parser.push("more").is_empty());
-    assert!(parser.finish().is_empty());
+    check_finish_is_final(entry.parser(&ParseOptions::new()), "Hello <");
 }
 
 #[test]
 fn generated_ids_are_stable_within_a_request_and_differ_across_requests() {
-    let output = V31_CALL.to_string();
     let entry = find_by_name("deepseek-v3.1").unwrap();
-    let a = entry.parser(&ParseOptions::new()).parse(&output);
-    let b = entry.parser(&ParseOptions::new()).parse(&output);
-    assert!(a.tool_calls[0].id.starts_with("call_"));
-    assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id);
-    let seeded = ParseOptions::new().with_call_id_seed(3);
-    let chunked = run_chunked(&|| entry.parser(&seeded), &output, Chunking::Chars(1));
-    assert_eq!(
-        chunked.tool_calls[0].id,
-        entry.parser(&seeded).parse(&output).tool_calls[0].id
-    );
+    check_generated_ids(&|options| entry.parser(options), V31_CALL);
 }
 
 // Every registered parser's sample, cut in two and in three at every character boundary: the same message

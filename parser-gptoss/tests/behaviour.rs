@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    Chunking, RowCall, check_chunkings, check_row, check_sample_splits, must_hold, run_chunked,
+    Chunking, RowCall, check_chunkings, check_finish_is_final, check_generated_ids, check_row,
+    check_sample_splits, must_hold,
 };
 use parser_core::{
     Accumulator, Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage,
@@ -603,27 +604,17 @@ fn split_markers_never_leak() {
 #[test]
 fn pushes_after_finish_do_nothing() {
     let entry = find_by_name("gpt-oss").unwrap();
-    let mut parser = entry.parser(&ParseOptions::new());
-    parser.push("<|channel|>final<|message|>Hello <");
     // The `<` could have started a marker: it is held until the end.
-    assert!(!parser.finish().is_empty());
-    assert!(parser.push("more").is_empty());
-    assert!(parser.finish().is_empty());
+    check_finish_is_final(
+        entry.parser(&ParseOptions::new()),
+        "<|channel|>final<|message|>Hello <",
+    );
 }
 
 #[test]
 fn generated_ids_are_stable_within_a_request_and_differ_across_requests() {
     let entry = find_by_name("gpt-oss").unwrap();
-    let a = entry.parser(&ParseOptions::new()).parse(SAMPLE);
-    let b = entry.parser(&ParseOptions::new()).parse(SAMPLE);
-    assert!(a.tool_calls[0].id.starts_with("call_"));
-    assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id);
-    let seeded = ParseOptions::new().with_call_id_seed(3);
-    let chunked = run_chunked(&|| entry.parser(&seeded), SAMPLE, Chunking::Chars(1));
-    assert_eq!(
-        chunked.tool_calls[0].id,
-        entry.parser(&seeded).parse(SAMPLE).tool_calls[0].id
-    );
+    check_generated_ids(&|options| entry.parser(options), SAMPLE);
 }
 
 // Every registered parser's sample, cut in two and in three at every character boundary: the same message

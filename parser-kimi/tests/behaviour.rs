@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    RowCall, check_row, check_sample_splits, must_hold, prompt_options, run_row,
+    RowCall, check_finish_is_final, check_row, check_sample_splits, must_hold, prompt_options,
+    run_row, three_way_splits,
 };
 use parser_core::{
-    Accumulator, Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage, Tools,
-    find_by_name, find_for_model,
+    Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage, Tools, find_by_name,
+    find_for_model,
 };
 use parser_kimi::markers::SPECIAL_TOKENS;
 use rstest::rstest;
@@ -528,39 +529,23 @@ fn split_markers_never_leak() {
     let output = format!("<think>Thinking hard.</think>Here.{CALL}<|im_end|>");
     let entry = find_by_name("kimi-k2-thinking").unwrap();
     let options = prompt_options(Some(TURN), None).with_call_id_seed(1);
-    for cut in (1..output.len()).filter(|&i| output.is_char_boundary(i)) {
-        for cut2 in [cut, (cut + 7).min(output.len())] {
-            if !output.is_char_boundary(cut2) {
-                continue;
-            }
-            let mut parser = entry.parser(&options);
-            let mut acc = Accumulator::new();
-            acc.extend(parser.push(&output[..cut]));
-            acc.extend(parser.push(&output[cut..cut2]));
-            acc.extend(parser.push(&output[cut2..]));
-            acc.extend(parser.finish());
-            let message = acc.into_message();
-            assert_eq!(
-                message.reasoning.as_deref(),
-                Some("Thinking hard."),
-                "cut {cut}"
-            );
-            assert_eq!(message.content.as_deref(), Some("Here."), "cut {cut}");
-            assert_eq!(message.tool_calls.len(), 1, "cut {cut}");
-            assert_eq!(message.tool_calls[0].id, "functions.get_weather:0");
-        }
+    for (cut, message) in three_way_splits(&|| entry.parser(&options), &output) {
+        assert_eq!(
+            message.reasoning.as_deref(),
+            Some("Thinking hard."),
+            "cut {cut}"
+        );
+        assert_eq!(message.content.as_deref(), Some("Here."), "cut {cut}");
+        assert_eq!(message.tool_calls.len(), 1, "cut {cut}");
+        assert_eq!(message.tool_calls[0].id, "functions.get_weather:0");
     }
 }
 
 #[test]
 fn pushes_after_finish_do_nothing() {
     let entry = find_by_name("kimi-k2").unwrap();
-    let mut parser = entry.parser(&ParseOptions::new());
-    parser.push("Hello <");
     // The `<` could have started a marker: it is held until the end.
-    assert!(!parser.finish().is_empty());
-    assert!(parser.push("more").is_empty());
-    assert!(parser.finish().is_empty());
+    check_finish_is_final(entry.parser(&ParseOptions::new()), "Hello <");
 }
 
 // Every registered parser's sample, cut in two and in three at every character boundary: the same message
