@@ -466,6 +466,61 @@ pub fn literal_at(text: &str, literals: &[&str], eof: bool) -> Literal {
     }
 }
 
+/// What follows a call-section opener (DeepSeek's `<｜tool▁calls▁begin｜>`, Kimi's section tokens, DSML's
+/// block): see [`section_lead`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SectionLead {
+    /// The length of the section opener at the start of the text (0 when none of the spellings is there).
+    pub opener: usize,
+    /// Whether the section's first call follows.
+    pub call: LeadCall,
+}
+
+/// Whether a section's first call follows its opener.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeadCall {
+    /// Not decided yet: more text is needed.
+    More,
+    /// Something else follows (or too much whitespace): the opener was not a section after all.
+    Not,
+    /// The first call's opener starts here (after the section opener and whitespace).
+    At(usize),
+}
+
+/// Reads a section opener (one of `openers`) at the start of `text`, whitespace (at most `ws_limit`
+/// bytes, so that every chunking decides alike), and whether `call_opener` comes next.
+///
+/// ```
+/// use parser_core::{LeadCall, section_lead};
+/// let lead = section_lead("<s>\n<c>f", &["<s>"], "<c>", 256, false);
+/// assert_eq!((lead.opener, lead.call), (3, LeadCall::At(4)));
+/// assert_eq!(section_lead("<s> <", &["<s>"], "<c>", 256, false).call, LeadCall::More);
+/// assert_eq!(section_lead("<s> x", &["<s>"], "<c>", 256, false).call, LeadCall::Not);
+/// ```
+pub fn section_lead(
+    text: &str,
+    openers: &[&str],
+    call_opener: &str,
+    ws_limit: usize,
+    eof: bool,
+) -> SectionLead {
+    let opener = openers
+        .iter()
+        .find(|o| text.starts_with(**o))
+        .map_or(0, |o| o.len());
+    let ws = leading_ws(&text[opener..]);
+    let call = if ws > ws_limit {
+        LeadCall::Not
+    } else {
+        match literal_at(&text[opener + ws..], &[call_opener], eof) {
+            Literal::Whole(_) => LeadCall::At(opener + ws),
+            Literal::Partial => LeadCall::More,
+            Literal::No => LeadCall::Not,
+        }
+    };
+    SectionLead { opener, call }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,9 +19,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, Literal, MarkerSet,
+    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, LeadCall, Literal, MarkerSet,
     ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
-    ValueType, is_json_object, leading_ws, literal_at,
+    ValueType, is_json_object, leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -190,38 +190,24 @@ impl Machine {
                     }
                 }
                 State::BlockLead => {
-                    let opener = DSML_BLOCKS
-                        .iter()
-                        .find(|o| rest.starts_with(**o))
-                        .map_or(0, |o| o.len());
-                    let ws = leading_ws(&rest[opener..]);
-                    let body = &rest[opener + ws..];
-                    let decision = if ws > HEAD_LIMIT {
-                        Some(false)
-                    } else if body.starts_with(DSML_INVOKE) {
-                        match tag(body, DSML_INVOKE, eof) {
-                            Tag::NeedMore => None,
+                    let lead = section_lead(rest, DSML_BLOCKS, DSML_INVOKE, HEAD_LIMIT, eof);
+                    let is_call = match lead.call {
+                        LeadCall::More => return pos,
+                        LeadCall::Not => false,
+                        LeadCall::At(at) => match tag(&rest[at..], DSML_INVOKE, eof) {
+                            Tag::NeedMore => return pos,
                             Tag::Complete { name, len, .. } => {
                                 self.open_call(out, name);
-                                pos += opener + ws + len;
-                                Some(true)
+                                pos += at + len;
+                                true
                             }
-                            Tag::Not => Some(false),
-                        }
-                    } else {
-                        match literal_at(body, &[DSML_INVOKE], eof) {
-                            Literal::Partial => None,
-                            _ => Some(false),
-                        }
+                            Tag::Not => false,
+                        },
                     };
-                    match decision {
-                        None => return pos,
-                        Some(true) => {}
-                        Some(false) => {
-                            self.calls.content(out, &rest[..opener]);
-                            pos += opener;
-                            self.state = State::Content;
-                        }
+                    if !is_call {
+                        self.calls.content(out, &rest[..lead.opener]);
+                        pos += lead.opener;
+                        self.state = State::Content;
                     }
                 }
                 State::InvokeHead => match tag(rest, DSML_INVOKE, eof) {

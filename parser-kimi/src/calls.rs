@@ -28,8 +28,8 @@
 //! stand without a section around it, or follow the previous call without `<|tool_call_end|>`.
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, Literal, MarkerSet, ParseOptions,
-    Sink, ToolParser, find_within, leading_ws, literal_at,
+    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal, MarkerSet,
+    ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -184,40 +184,25 @@ impl Machine {
                     }
                 }
                 State::SectionLead => {
-                    let opener = SECTION_BEGINS
-                        .iter()
-                        .find(|o| rest.starts_with(**o))
-                        .map_or(0, |o| o.len());
-                    let after = &rest[opener..];
-                    let ws = leading_ws(after);
-                    let body = &after[ws..];
-                    let decision = if ws > HEAD_LIMIT {
-                        Some(false)
-                    } else if body.starts_with(CALL_BEGIN) {
-                        match self.call_head(body, eof) {
-                            Head::NeedMore => None,
+                    let lead = section_lead(rest, SECTION_BEGINS, CALL_BEGIN, HEAD_LIMIT, eof);
+                    let is_call = match lead.call {
+                        LeadCall::More => return pos,
+                        LeadCall::Not => false,
+                        LeadCall::At(at) => match self.call_head(&rest[at..], eof) {
+                            Head::NeedMore => return pos,
                             Head::Call { id, name, args_at } => {
                                 self.commit(out, id, name);
-                                pos += opener + ws + args_at;
-                                Some(true)
+                                pos += at + args_at;
+                                true
                             }
-                            Head::NotACall => Some(false),
-                        }
-                    } else {
-                        match literal_at(body, &[CALL_BEGIN], eof) {
-                            Literal::Partial => None,
-                            _ => Some(false),
-                        }
+                            Head::NotACall => false,
+                        },
                     };
-                    match decision {
-                        None => return pos,
-                        Some(true) => {}
-                        Some(false) => {
-                            // Not a section after all: its opener is content, and so is what follows.
-                            self.calls.content(out, &rest[..opener]);
-                            pos += opener;
-                            self.state = State::Content;
-                        }
+                    if !is_call {
+                        // Not a section after all: its opener is content, and so is what follows.
+                        self.calls.content(out, &rest[..lead.opener]);
+                        pos += lead.opener;
+                        self.state = State::Content;
                     }
                 }
                 State::CallHead => match self.call_head(rest, eof) {
