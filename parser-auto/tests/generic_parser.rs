@@ -1370,3 +1370,25 @@ fn nemotron3_like_hermes() -> Analysis {
         ..chatml(true)
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    // Exact hold-back (DESIGN §4.2) in the generic parser's content state: after every push, everything is
+    // released except the longest tail that could still become a call opener or an end-of-turn token.
+    #[test]
+    fn generic_content_is_held_back_exactly(
+        pieces in proptest::collection::vec("[<|_toolcaimendxt> ]{1,4}", 1..40)
+    ) {
+        let markers = ["<tool_call>", "<|im_end|>", "<|endoftext|>"];
+        let text: String = pieces.concat();
+        prop_assume!(!markers.iter().any(|m| text.contains(m)));
+        let held_back = parser_core::testing::check_content_held_back_exactly(
+            parser_for(&hermes(), &options()),
+            "x",
+            &pieces,
+            &markers,
+        );
+        prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
+    }
+}

@@ -620,6 +620,35 @@ pub fn prompt_options(tail: Option<&str>, thinking: Option<bool>) -> ParseOption
     }
 }
 
+/// Exact hold-back (DESIGN §4.2): pushes `lead` (plain text, so that nothing an answer may open with is
+/// in the picture) and then each piece; after every push, the content released so far plus the longest
+/// tail that could still become one of `markers` ([`must_hold`]) must be exactly what was pushed — no
+/// text held longer than needed, none released too early. `pieces` must not contain a whole marker.
+pub fn check_content_held_back_exactly(
+    mut parser: Parser,
+    lead: &str,
+    pieces: &[String],
+    markers: &[&str],
+) -> Result<(), String> {
+    let mut pushed = String::new();
+    let mut released = String::new();
+    for piece in std::iter::once(lead).chain(pieces.iter().map(String::as_str)) {
+        pushed.push_str(piece);
+        for delta in parser.push(piece).iter() {
+            if let crate::deltas::Delta::Content(text) = delta {
+                released.push_str(text);
+            }
+        }
+        let held = must_hold(&pushed, markers);
+        if format!("{released}{held}") != pushed {
+            return Err(format!(
+                "after pushing {pushed:?}: released {released:?}, but only {held:?} may be held"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A small deterministic generator (xorshift64*) for property-test output generators, seeded by the
 /// property framework.
 #[derive(Clone, Debug)]

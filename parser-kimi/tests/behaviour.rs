@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use parser_core::testing::{
-    RowCall, check_finish_is_final, check_row, check_sample_splits, must_hold, prompt_options,
-    run_row, three_way_splits,
+    RowCall, check_content_held_back_exactly, check_finish_is_final, check_row,
+    check_sample_splits, prompt_options, run_row, three_way_splits,
 };
 use parser_core::{
     Delta, ParseOptions, ParsedMessage, ReasoningFormat, SpecialTokens, Stage, Tools, find_by_name,
@@ -572,19 +572,7 @@ proptest::proptest! {
         proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
         let entry = find_by_name("kimi-k2").unwrap();
         let options = prompt_options(Some(TURN), None);
-        let mut parser = entry.parser(&options);
-        // Start with text, so that the `<think>` an answer may open with is out of the picture.
-        let mut released: String = parser.push("x").iter().map(|d| match d { Delta::Content(t) => t, _ => "" }).collect();
-        let mut pushed = String::from("x");
-        for piece in &pieces {
-            pushed.push_str(piece);
-            for delta in parser.push(piece).iter() {
-                if let Delta::Content(text) = delta {
-                    released.push_str(text);
-                }
-            }
-            let held = must_hold(&pushed, &markers);
-            proptest::prop_assert_eq!(format!("{released}{held}"), pushed.clone());
-        }
+        let held_back = check_content_held_back_exactly(entry.parser(&options), "x", &pieces, &markers);
+        proptest::prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
     }
 }
