@@ -28,6 +28,8 @@ USAGE:
   llm-parse --model-dir DIR [OPTIONS] [FILE|-]
                                              ... with the chat template of a Hugging Face model dir
   llm-parse --analyze TEMPLATE|DIR [--json]  what the template analysis finds, and the route taken
+  llm-parse --render CONVERSATION.json --template FILE|--model-dir DIR
+                                             print the prompt the model sees for a conversation
   llm-parse --batch CASES.jsonl [--chunk ..] one JSON result line per test case
   llm-parse --list                           the registered parsers, their aliases and models
 
@@ -89,6 +91,18 @@ ANALYSIS (when a new model misbehaves):
                           template takes when its name is unknown
   --json                  with --analyze: print the analysis as JSON instead
 
+RENDERING (what does the model actually see?):
+  --render FILE|-         render an OpenAI-style conversation with the chat template given by
+                          --template or --model-dir and print the prompt, byte for byte as
+                          transformers renders it. FILE holds a request body
+                          {\"messages\": [...], \"tools\": [...]} (or just the messages array);
+                          add_generation_prompt (default true), enable_thinking and any other
+                          template keyword arguments (top level, or in chat_template_kwargs)
+                          are passed to the template. Where the template lacks a feature
+                          (tools, a system role, tool calls or results), the conversation is
+                          rewritten to fit, and stderr says so ('llm-parse: polyfill: ...').
+                          --thinking and --tools override the file's.
+
 OTHER:
   --list                  list the registered parsers
   -h, --help              this text
@@ -105,6 +119,7 @@ EXAMPLES:
   llm-parse --template templates/Qwen3-Coder.jinja --tools tools.json out.txt
   llm-parse --model-dir ~/models/Qwen3-8B --stream out.txt
   llm-parse --analyze templates/Qwen3-Coder.jinja
+  llm-parse --render request.json --template templates/google-gemma-2-2b-it.jinja
   llm-parse --batch corpus/llama_cpp/glm.jsonl --templates templates --ignore-model
 
 Generated call ids come from a fixed seed: the same input always gives the same output.
@@ -191,6 +206,19 @@ pub struct AnalyzeArgs {
     pub json: bool,
 }
 
+/// Rendering a conversation to a prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderArgs {
+    /// The conversation (`-` is stdin).
+    pub conversation: Input,
+    /// `--template` or `--model-dir`.
+    pub template: TemplateSource,
+    /// `--thinking`.
+    pub thinking: Option<bool>,
+    /// `--tools`.
+    pub tools: Option<PathBuf>,
+}
+
 /// What the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -208,6 +236,8 @@ pub enum Command {
     Batch(BatchArgs),
     /// `--analyze`.
     Analyze(AnalyzeArgs),
+    /// `--render`.
+    Render(RenderArgs),
 }
 
 /// Every flag as typed, before the mode is decided.
@@ -225,6 +255,7 @@ struct Raw {
     template: Option<String>,
     model_dir: Option<String>,
     analyze: Option<String>,
+    render: Option<String>,
     templates: Option<String>,
     prompt_tail: Option<String>,
     thinking: Option<String>,
@@ -266,6 +297,9 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
     }
     if let Some(path) = raw.analyze.clone() {
         return analyze_command(raw, path);
+    }
+    if let Some(file) = raw.render.clone() {
+        return render_command(raw, file);
     }
     match raw.batch.clone() {
         Some(file) => batch_command(raw, file),
@@ -319,6 +353,7 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--template" => &mut raw.template,
             "--model-dir" => &mut raw.model_dir,
             "--analyze" => &mut raw.analyze,
+            "--render" => &mut raw.render,
             "--templates" => &mut raw.templates,
             "--prompt-tail" => &mut raw.prompt_tail,
             "--thinking" => &mut raw.thinking,
@@ -372,6 +407,45 @@ fn batch_command(raw: Raw, file: String) -> Result<Command, String> {
         templates: raw.templates.map(PathBuf::from),
         strict: raw.strict,
         ignore_model: raw.ignore_model,
+    }))
+}
+
+fn render_command(raw: Raw, file: String) -> Result<Command, String> {
+    let not_for_render = [
+        ("--batch", raw.batch.is_some()),
+        ("--model", raw.model.is_some()),
+        ("--parser", raw.parser.is_some()),
+        ("--templates", raw.templates.is_some()),
+        ("--prompt-tail", raw.prompt_tail.is_some()),
+        ("--reasoning-format", raw.reasoning_format.is_some()),
+        ("--stage", raw.stage.is_some()),
+        ("--chunk", raw.chunk.is_some()),
+        ("--stream", raw.stream),
+        ("--strict", raw.strict),
+    ];
+    if let Some((flag, _)) = not_for_render.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "`{flag}` does not apply to --render, which only builds the prompt"
+        ));
+    }
+    if let Some(extra) = raw.positional.first() {
+        return Err(format!("unexpected argument `{extra}` with --render"));
+    }
+    let template = match (raw.template, raw.model_dir) {
+        (Some(file), None) => TemplateSource::File(PathBuf::from(file)),
+        (None, Some(dir)) => TemplateSource::ModelDir(PathBuf::from(dir)),
+        _ => {
+            return Err(
+                "--render needs the chat template: --template FILE or --model-dir DIR (one of them)"
+                    .to_owned(),
+            );
+        }
+    };
+    Ok(Command::Render(RenderArgs {
+        conversation: input_from(&file),
+        template,
+        thinking: raw.thinking.as_deref().map(parse_thinking).transpose()?,
+        tools: raw.tools.map(PathBuf::from),
     }))
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::Failure;
 use crate::args::{
-    AnalyzeArgs, BatchArgs, Chunking, Command, HELP, Input, RunArgs, TemplateSource,
+    AnalyzeArgs, BatchArgs, Chunking, Command, HELP, Input, RenderArgs, RunArgs, TemplateSource,
 };
 use crate::output::{Json, delta_json, message_fields, message_json};
 
@@ -42,6 +42,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Run(args) => run_one(&args, out),
         Command::Batch(args) => batch(&args, out),
         Command::Analyze(args) => analyze(&args, out),
+        Command::Render(args) => render(&args, out),
     }
 }
 
@@ -239,6 +240,39 @@ fn resolve(
         parser_auto::resolve(args.model.as_deref(), Some(template), options)
             .map_err(|error| Failure::msg(error.to_string()))?;
     Ok((parser, Some(route.to_string())))
+}
+
+/// `--render`: the prompt a conversation becomes, printed as it is (no newline added).
+fn render(args: &RenderArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let template = load_template(&args.template)?;
+    let text = read_text(&args.conversation, "conversation")?;
+    let mut body = parser_auto::response::Value::from_json(&text)
+        .map_err(|error| Failure::msg(format!("the conversation is not valid JSON: {error}")))?;
+    if let parser_auto::response::Value::Array(_) = body {
+        body = parser_auto::response::Value::Object(vec![("messages".to_owned(), body)]);
+    }
+    if let Some(on) = args.thinking {
+        body.insert("enable_thinking", parser_auto::response::Value::Bool(on));
+    }
+    if let Some(path) = &args.tools {
+        let tools_text = read_text(&Input::File(path.clone()), "tools file")?;
+        let tools = parser_auto::response::Value::from_json(&tools_text).map_err(|error| {
+            Failure::msg(format!(
+                "tools file `{}` is not valid JSON: {error}",
+                path.display()
+            ))
+        })?;
+        let tools = tools.get("tools").cloned().unwrap_or(tools);
+        body.insert("tools", tools);
+    }
+    let prompt = template
+        .render_request(&body.to_json())
+        .map_err(|error| Failure::msg(template_error(error)))?;
+    for polyfill in &prompt.polyfills {
+        eprintln!("llm-parse: polyfill: {polyfill:?}");
+    }
+    out.write_all(prompt.text.as_bytes())?;
+    Ok(())
 }
 
 /// Loads the chat template of `--template` or `--model-dir`.

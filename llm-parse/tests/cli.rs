@@ -838,3 +838,97 @@ fn batch_over_every_llama_cpp_file_by_template_alone() {
     println!("{without_error} of {total} llama.cpp cases ran without an error");
     assert_eq!(without_error, total);
 }
+
+fn template_path(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../templates")
+        .join(file)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn render_prints_the_prompt_byte_for_byte() {
+    let body = r#"{"model": "Qwen/Qwen3-8B", "temperature": 0.6,
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather?"}],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather, in °C",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}],
+        "chat_template_kwargs": {"enable_thinking": false}}"#;
+    let request = temp_file("request.json", body);
+    let output = run(&[
+        "--render",
+        request.to_str().unwrap(),
+        "--template",
+        &template_path("Qwen-Qwen3-0.6B.jinja"),
+    ]);
+    assert_success(&output);
+    let prompt = stdout(&output);
+    assert!(
+        prompt.starts_with("<|im_start|>system\nBe brief.\n\n# Tools\n"),
+        "{prompt}"
+    );
+    // Keys in the request's order, printed as Python's json.dumps prints them.
+    assert!(prompt.contains(
+        r#"{"type": "function", "function": {"name": "get_weather", "description": "Weather, in °C", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}"#
+    ), "{prompt}");
+    assert!(
+        prompt.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"),
+        "{prompt}"
+    );
+    assert!(stderr(&output).is_empty());
+}
+
+#[test]
+fn render_reports_polyfills_and_takes_stdin_and_overrides() {
+    let messages =
+        r#"[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]"#;
+    let output = run_with_stdin(
+        &[
+            "--render",
+            "-",
+            "--template",
+            &template_path("google-gemma-2-2b-it.jinja"),
+        ],
+        messages,
+    );
+    assert_success(&output);
+    assert_eq!(
+        stdout(&output),
+        "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\n"
+    );
+    assert!(stderr(&output).contains("llm-parse: polyfill: SystemMergedIntoUser"));
+
+    let thinking = run_with_stdin(
+        &[
+            "--render",
+            "-",
+            "--thinking",
+            "off",
+            "--template",
+            &template_path("Qwen-Qwen3-0.6B.jinja"),
+        ],
+        r#"[{"role": "user", "content": "Hi"}]"#,
+    );
+    assert_success(&thinking);
+    assert!(stdout(&thinking).ends_with("<think>\n\n</think>\n\n"));
+}
+
+#[test]
+fn render_needs_a_template_and_valid_json() {
+    assert_user_error(
+        &run(&["--render", "x.json"]),
+        "--render needs the chat template",
+    );
+    let bad = temp_file("bad.json", "{not json");
+    let output = run(&[
+        "--render",
+        bad.to_str().unwrap(),
+        "--template",
+        &template_path("Qwen-Qwen3-0.6B.jinja"),
+    ]);
+    assert_user_error(&output, "not valid JSON");
+    assert_user_error(
+        &run(&["--render", "x.json", "--stream", "--template", "t.jinja"]),
+        "does not apply to --render",
+    );
+}

@@ -46,6 +46,7 @@
 
 pub mod analyze;
 pub mod generic;
+pub mod response;
 pub mod template;
 
 pub use parser_core::{
@@ -105,6 +106,9 @@ pub enum Route {
     ModelName(&'static str),
     /// A family parser, whose marker signature the chat template matches.
     TemplateSignature(&'static str),
+    /// The response format the model's tokenizer config declares (`response_template` or
+    /// `response_schema`), read as transformers' `parse_response` reads it.
+    ResponseFormat,
     /// The generic parser built from the template's differential analysis.
     Analyzer,
     /// Nothing matched: everything is content.
@@ -118,6 +122,9 @@ impl std::fmt::Display for Route {
             Route::TemplateSignature(name) => {
                 write!(f, "family parser `{name}` (by template signature)")
             }
+            Route::ResponseFormat => f.write_str(
+                "the tokenizer config's response format (Hugging Face response parsing)",
+            ),
             Route::Analyzer => f.write_str("generic parser from the template's analysis"),
             Route::PlainContent => f.write_str("plain content (no parser matched)"),
         }
@@ -172,6 +179,7 @@ pub fn for_template(template: &template::ChatTemplate, options: &ParseOptions) -
 
 /// Picks a parser from what is known: a family by model name first; else a family whose signature the
 /// template matches (GPT-OSS's `<|channel|>`, Kimi's section tokens, DeepSeek's special tokens); else
+/// the response format the tokenizer config declares (`response_template` / `response_schema`); else
 /// the analyzer on the template; else plain content, with a `tracing` warning. Says which route was taken.
 ///
 /// The same as [`prepare`] followed by [`Prepared::parser`]; a server resolves once per model with
@@ -204,6 +212,7 @@ pub struct Prepared {
 #[derive(Clone, Debug)]
 enum ParserSource {
     Family(&'static ParserEntry),
+    Response(response::ResponseFormat),
     Generic(generic::GenericParserFactory),
 }
 
@@ -223,6 +232,7 @@ impl Prepared {
         };
         match &self.source {
             ParserSource::Family(entry) => entry.parser(options),
+            ParserSource::Response(format) => format.parser(options),
             ParserSource::Generic(factory) => factory.parser(options),
         }
     }
@@ -232,6 +242,8 @@ impl Prepared {
     pub fn special_tokens(&self) -> &'static [&'static str] {
         match &self.source {
             ParserSource::Family(entry) => entry.special_tokens,
+            // Anchors are found in text, whole or split; no token list is needed.
+            ParserSource::Response(_) => &[],
             ParserSource::Generic(factory) => factory.tokens(),
         }
     }
@@ -240,7 +252,7 @@ impl Prepared {
     pub fn analysis(&self) -> Option<&std::sync::Arc<analyze::Analysis>> {
         match &self.source {
             ParserSource::Generic(factory) => Some(factory.analysis()),
-            ParserSource::Family(_) => None,
+            ParserSource::Family(_) | ParserSource::Response(_) => None,
         }
     }
 }
@@ -277,6 +289,13 @@ pub fn prepare(
             special_tokens,
         });
     }
+    if let Some(format) = template.response_format() {
+        return Ok(Prepared {
+            route: Route::ResponseFormat,
+            source: ParserSource::Response(format.clone()),
+            special_tokens,
+        });
+    }
     let factory = factory_for(template);
     let found_nothing = found_nothing(factory.analysis());
     if found_nothing {
@@ -304,6 +323,9 @@ pub fn route_for_template(template: &template::ChatTemplate) -> Route {
         signature_entry(template.source()).and_then(|name| entry_by_name(name).ok())
     {
         return Route::TemplateSignature(entry.name);
+    }
+    if template.response_format().is_some() {
+        return Route::ResponseFormat;
     }
     if found_nothing(&analysis_for(template)) {
         Route::PlainContent

@@ -49,6 +49,7 @@
 
 mod env;
 mod load;
+mod polyfill;
 mod pyjson;
 mod strftime;
 mod values;
@@ -60,9 +61,12 @@ use std::sync::{Arc, OnceLock};
 
 use minijinja::Environment;
 use minijinja::value::{Value, ValueKind};
-use parser_core::{Error, SpecialTokens};
+use parser_core::{Error, ParseOptions, SpecialTokens, Tools};
 
-use load::{TokenizerConfig, invalid};
+pub use polyfill::{Capabilities, Polyfill};
+
+use load::TokenizerConfig;
+pub(crate) use load::invalid;
 use values::{PyDict, PyList};
 
 /// A compiled chat template with the tokens it is rendered with.
@@ -79,6 +83,8 @@ pub struct ChatTemplate {
     special_tokens: Option<Arc<SpecialTokens>>,
     env: Arc<Environment<'static>>,
     arguments_as_string: OnceLock<bool>,
+    capabilities: OnceLock<Capabilities>,
+    response_format: Option<crate::response::ResponseFormat>,
 }
 
 impl fmt::Debug for ChatTemplate {
@@ -155,6 +161,36 @@ impl RenderInput {
         self
     }
 
+    /// The input a template context describes: `messages`, `tools`, `add_generation_prompt`,
+    /// `enable_thinking`, and every other key as a keyword argument.
+    pub fn from_context(context: &serde_json::Value) -> Result<RenderInput, Error> {
+        let serde_json::Value::Object(map) = context else {
+            return Err(invalid("a render context is a JSON object"));
+        };
+        let mut input = RenderInput::default();
+        for (key, value) in map {
+            match (key.as_str(), value) {
+                ("messages", serde_json::Value::Array(messages)) => {
+                    input.messages = messages.clone()
+                }
+                ("messages", _) => return Err(invalid("`messages` must be an array")),
+                ("tools", serde_json::Value::Array(tools)) => input.tools = Some(tools.clone()),
+                ("tools", serde_json::Value::Null) => {}
+                ("tools", _) => return Err(invalid("`tools` must be an array")),
+                ("add_generation_prompt", value) => {
+                    input.add_generation_prompt = value.as_bool().unwrap_or(false)
+                }
+                ("enable_thinking", serde_json::Value::Bool(on)) => {
+                    input.enable_thinking = Some(*on)
+                }
+                (key, value) => {
+                    input.extra.insert(key.to_string(), value.clone());
+                }
+            }
+        }
+        Ok(input)
+    }
+
     /// With one more template keyword argument.
     pub fn with_kwarg(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
         self.extra.insert(name.into(), value);
@@ -192,6 +228,8 @@ impl ChatTemplate {
             special_tokens: None,
             env: Arc::new(env),
             arguments_as_string: OnceLock::new(),
+            capabilities: OnceLock::new(),
+            response_format: None,
         })
     }
 
@@ -219,7 +257,19 @@ impl ChatTemplate {
     pub fn from_tokenizer_config(json: &str, which: Option<&str>) -> Result<ChatTemplate, Error> {
         let config = TokenizerConfig::parse(json)?;
         let (name, source) = config.pick(which)?;
-        Ok(Self::named(&name, source)?.with_config_tokens(&config))
+        Ok(Self::named(&name, source)?
+            .with_config_tokens(&config)
+            .with_response_format_of(json))
+    }
+
+    /// Keeps the response format a tokenizer config declares. One that does not compile is logged and
+    /// left out: the template still renders, and parsing falls back to the other routes.
+    fn with_response_format_of(mut self, config_json: &str) -> Self {
+        match crate::response::ResponseFormat::from_tokenizer_config(config_json) {
+            Ok(format) => self.response_format = format,
+            Err(err) => tracing::warn!(template = %self.name, %err, "response format not usable"),
+        }
+        self
     }
 
     fn with_config_tokens(mut self, config: &TokenizerConfig) -> Self {
@@ -241,10 +291,14 @@ impl ChatTemplate {
     /// `special_tokens_map.json`).
     pub fn from_model_dir(dir: &Path) -> Result<ChatTemplate, Error> {
         let config_path = dir.join("tokenizer_config.json");
-        let config = if config_path.is_file() {
-            TokenizerConfig::parse(&load::read(&config_path)?)?
+        let config_text = if config_path.is_file() {
+            Some(load::read(&config_path)?)
         } else {
-            TokenizerConfig::default()
+            None
+        };
+        let config = match &config_text {
+            Some(text) => TokenizerConfig::parse(text)?,
+            None => TokenizerConfig::default(),
         };
         let jinja_path = dir.join("chat_template.jinja");
         let json_path = dir.join("chat_template.json");
@@ -264,6 +318,9 @@ impl ChatTemplate {
             )));
         };
         let mut template = template.with_config_tokens(&config);
+        if let Some(text) = &config_text {
+            template = template.with_response_format_of(text);
+        }
         let map_path = dir.join("special_tokens_map.json");
         if (config.bos_token.is_none() || config.eos_token.is_none()) && map_path.is_file() {
             let (bos, eos) = load::special_tokens_map(&load::read(&map_path)?);
@@ -309,6 +366,7 @@ impl ChatTemplate {
         self.bos_token = bos.to_string();
         self.eos_token = eos.to_string();
         self.arguments_as_string = OnceLock::new();
+        self.capabilities = OnceLock::new();
         self
     }
 
@@ -497,6 +555,256 @@ impl ChatTemplate {
                 self.name
             ))),
         }
+    }
+}
+
+/// A prompt rendered for a request, with what parsing its reply needs.
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    /// The prompt text.
+    pub text: String,
+    /// The rewrites made because the template lacks a feature (empty for most templates).
+    pub polyfills: Vec<Polyfill>,
+    /// Options for the reply's parser: the prompt's end (stage detection reads whether it leaves
+    /// reasoning open), `enable_thinking`, the request's tools (typed arguments) and the template's
+    /// special-token table.
+    pub options: ParseOptions,
+}
+
+/// Fields of an OpenAI chat request that are for the server, not the template.
+const NOT_TEMPLATE_KWARGS: &[&str] = &[
+    "model",
+    "stream",
+    "stream_options",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "n",
+    "stop",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+    "repetition_penalty",
+    "logprobs",
+    "top_logprobs",
+    "logit_bias",
+    "user",
+    "tool_choice",
+    "response_format",
+    "parallel_tool_calls",
+];
+
+/// How much of a prompt's end is kept for stage detection: the generation prompt and the last turn
+/// marker fit many times over.
+const PROMPT_TAIL_BYTES: usize = 4096;
+
+/// What rendering one more message adds to a prompt (see [`ChatTemplate::render_new_message`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Increment {
+    /// The earlier messages render the same: this text is appended.
+    Append(String),
+    /// The template rewrote earlier text (Qwen3 drops the reasoning of past turns, for one): this is
+    /// the whole new prompt, to be tokenized again.
+    Replace(String),
+}
+
+impl ChatTemplate {
+    /// What the template renders: system messages, tools, tool calls, tool results. Probed once with
+    /// needle conversations, then cached.
+    pub fn capabilities(&self) -> Capabilities {
+        *self.capabilities.get_or_init(|| {
+            let caps = polyfill::probe(&|messages, tools| {
+                let input = RenderInput {
+                    messages,
+                    tools,
+                    ..RenderInput::default()
+                };
+                self.render(&input).ok()
+            });
+            tracing::debug!(template = %self.name, ?caps, "probed template capabilities");
+            caps
+        })
+    }
+
+    /// Renders the prompt for a request, rewriting the conversation where the template lacks a
+    /// feature (see [`Polyfill`]), and returns it with the options its reply's parser needs: a server
+    /// that renders with this gets stage detection (is reasoning open at the end of the prompt?) and
+    /// schema-typed arguments without further work.
+    ///
+    /// ```
+    /// use parser_auto::template::{ChatTemplate, Polyfill, RenderInput};
+    /// use serde_json::json;
+    ///
+    /// // A template with no system role, like Gemma's.
+    /// let template = ChatTemplate::from_source(
+    ///     "{% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('no system role') }}{% endif %}\
+    ///      <{{ m.role }}>{{ m.content }}</{{ m.role }}>{% endfor %}{% if add_generation_prompt %}<assistant><think>{% endif %}",
+    /// )
+    /// .unwrap();
+    /// let input = RenderInput::new(vec![
+    ///     json!({"role": "system", "content": "Be brief."}),
+    ///     json!({"role": "user", "content": "Hi"}),
+    /// ])
+    /// .with_generation_prompt(true);
+    /// let prompt = template.render_prompt(&input).unwrap();
+    /// assert_eq!(prompt.text, "<user>Be brief.\n\nHi</user><assistant><think>");
+    /// assert_eq!(prompt.polyfills, [Polyfill::SystemMergedIntoUser]);
+    /// assert!(prompt.options.prompt_tail.unwrap().ends_with("<assistant><think>"));
+    /// ```
+    pub fn render_prompt(&self, input: &RenderInput) -> Result<Prompt, Error> {
+        let caps = self.capabilities();
+        let mut polyfills = Vec::new();
+        let mut messages = input.messages.clone();
+        polyfill::apply(&caps, &mut messages, input.tools.as_deref(), &mut polyfills);
+        let tools_described = polyfills.contains(&Polyfill::ToolsInSystem);
+        let rewritten;
+        let input_used = if polyfills.is_empty() {
+            input
+        } else {
+            rewritten = RenderInput {
+                messages,
+                // Tools described in the system message are not also given to a template that
+                // ignores them (or chokes on them).
+                tools: if tools_described {
+                    None
+                } else {
+                    input.tools.clone()
+                },
+                ..input.clone()
+            };
+            &rewritten
+        };
+        let text = self.render(input_used)?;
+        let options = self.options_for(&text, input)?;
+        Ok(Prompt {
+            text,
+            polyfills,
+            options,
+        })
+    }
+
+    /// Renders an OpenAI-style chat request as [`render_prompt`](Self::render_prompt) does, keeping every
+    /// object's keys in the order the request writes them (so tools and arguments print byte for byte as
+    /// transformers prints them). `body` is a request body — `messages`, `tools`, and template keyword
+    /// arguments at the top level or in `chat_template_kwargs` (`enable_thinking`, `reasoning_effort`,
+    /// …) — or just the messages array. `add_generation_prompt` defaults to true; the request's sampling
+    /// fields (`model`, `temperature`, `stream`, …) are not passed to the template.
+    ///
+    /// ```
+    /// use parser_auto::template::ChatTemplate;
+    ///
+    /// let template = ChatTemplate::from_source(
+    ///     "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}\
+    ///      {% if tools %}tools: {{ tools | tojson }}\n{% endif %}{% if add_generation_prompt %}[assistant]{% endif %}",
+    /// )
+    /// .unwrap();
+    /// let body = r#"{"model": "m", "temperature": 0.2,
+    ///     "messages": [{"role": "user", "content": "Hi"}],
+    ///     "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}"#;
+    /// let prompt = template.render_request(body).unwrap();
+    /// assert_eq!(
+    ///     prompt.text,
+    ///     "[user] Hi\ntools: [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {}}}]\n[assistant]"
+    /// );
+    /// ```
+    pub fn render_request(&self, body: &str) -> Result<Prompt, Error> {
+        use crate::response::Value as Ordered;
+        let parsed =
+            Ordered::from_json(body).map_err(|e| invalid(format!("request is not JSON: {e}")))?;
+        let entries = match parsed {
+            Ordered::Array(_) => vec![("messages".to_string(), parsed)],
+            Ordered::Object(entries) => entries,
+            other => {
+                return Err(invalid(format!(
+                    "a request is a JSON object or a messages array, not {}",
+                    other.type_name()
+                )));
+            }
+        };
+        let mut context = Ordered::Object(Vec::new());
+        context.insert("add_generation_prompt", Ordered::Bool(true));
+        for (key, value) in entries {
+            match (key.as_str(), value) {
+                ("chat_template_kwargs", Ordered::Object(kwargs)) => {
+                    for (k, v) in kwargs {
+                        context.insert(&k, v);
+                    }
+                }
+                (key, _) if NOT_TEMPLATE_KWARGS.contains(&key) => {}
+                (key, value) => context.insert(key, value),
+            }
+        }
+        let context_text = context.to_json();
+        let plain: serde_json::Value = serde_json::from_str(&context_text)
+            .map_err(|e| invalid(format!("request is not JSON: {e}")))?;
+        let input = RenderInput::from_context(&plain)?;
+        let mut polyfills = Vec::new();
+        let mut messages = input.messages.clone();
+        polyfill::apply(
+            &self.capabilities(),
+            &mut messages,
+            input.tools.as_deref(),
+            &mut polyfills,
+        );
+        let text = if polyfills.is_empty() {
+            self.render_json(&context_text)?
+        } else {
+            self.render_prompt(&input)?.text
+        };
+        let options = self.options_for(&text, &input)?;
+        Ok(Prompt {
+            text,
+            polyfills,
+            options,
+        })
+    }
+
+    /// Parse options for the reply to a prompt rendered from `input`: the prompt's end, thinking,
+    /// tools and the special-token table.
+    pub fn options_for(&self, prompt: &str, input: &RenderInput) -> Result<ParseOptions, Error> {
+        let mut start = prompt.len().saturating_sub(PROMPT_TAIL_BYTES);
+        while !prompt.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut options = ParseOptions::new()
+            .with_prompt_tail(&prompt[start..])
+            .with_enable_thinking(input.enable_thinking);
+        if let Some(tools) = input.tools.as_ref().filter(|t| !t.is_empty()) {
+            let tools = Tools::from_json(&serde_json::Value::Array(tools.clone()))?;
+            options = options.with_tools(Arc::new(tools));
+        }
+        options.special_tokens = self.special_tokens.clone();
+        Ok(options)
+    }
+
+    /// The text that the last message of `input` adds to the prompt, as llama.cpp's
+    /// `common_chat_format_single` computes it: the conversation without its last message is rendered
+    /// without a generation prompt, the whole one as `input` asks, and the difference returned. Polyfills
+    /// apply to both renders. Costs two renders.
+    pub fn render_new_message(&self, input: &RenderInput) -> Result<Increment, Error> {
+        let full = self.render_prompt(input)?.text;
+        if input.messages.len() <= 1 {
+            return Ok(Increment::Append(full));
+        }
+        let past = RenderInput {
+            messages: input.messages[..input.messages.len() - 1].to_vec(),
+            add_generation_prompt: false,
+            ..input.clone()
+        };
+        let before = self.render_prompt(&past)?.text;
+        Ok(match full.strip_prefix(before.as_str()) {
+            Some(added) => Increment::Append(added.to_string()),
+            None => Increment::Replace(full),
+        })
+    }
+
+    /// The response format the tokenizer config declares (`response_template` or `response_schema`),
+    /// when the template was loaded from one.
+    pub fn response_format(&self) -> Option<&crate::response::ResponseFormat> {
+        self.response_format.as_ref()
     }
 }
 
