@@ -552,9 +552,10 @@ mod tests {
 
     #[test]
     fn transforms_fill_whole_string_placeholders() {
-        let transform = Value::from_serde(
-            &json!({"type": "function", "function": {"name": "{name}", "arguments": "{content.args}"}}),
-        );
+        let transform = Value::from_json(
+            r#"{"type": "function", "function": {"name": "{name}", "arguments": "{content.args}"}}"#,
+        )
+        .unwrap();
         let scope = vec![
             ("name".to_string(), Value::from("f")),
             (

@@ -71,6 +71,62 @@ pub(crate) struct Spec {
     pub(crate) fields: Vec<Field>,
     pub(crate) implicit: Option<usize>,
     start_anchor: Regex,
+    /// What to look for outside the explicit regions: every open, and the implicit field's close.
+    outside: Watch,
+    /// Per field, what to look for inside its explicit region: its close.
+    inside: Vec<Watch>,
+}
+
+/// A set of anchors looked for together, with the bytes that can start any of them.
+#[derive(Debug)]
+struct Watch {
+    /// (field, open anchor?) pairs.
+    anchors: Vec<(usize, bool)>,
+    starts: [bool; 256],
+    /// Some anchor matches the empty string: every position is a candidate.
+    any_empty: bool,
+    /// The start bytes when there are at most three (found with `memchr` then).
+    few: Vec<u8>,
+}
+
+impl Watch {
+    fn new(fields: &[Field], anchors: Vec<(usize, bool)>) -> Watch {
+        let mut starts = [false; 256];
+        let mut any_empty = false;
+        for &(field, open) in &anchors {
+            let f = &fields[field];
+            if let Some(anchor) = if open { &f.open } else { &f.close } {
+                any_empty |= anchor.matches_empty;
+                for (slot, can) in starts.iter_mut().zip(anchor.starts) {
+                    *slot |= can;
+                }
+            }
+        }
+        let few: Vec<u8> = (0..=255u8).filter(|&b| starts[usize::from(b)]).collect();
+        Watch {
+            anchors,
+            starts,
+            any_empty,
+            few: if few.len() <= 3 { few } else { Vec::new() },
+        }
+    }
+
+    /// The first position at or after `from` where a watched anchor may start (`bytes.len()` if none).
+    fn next_candidate(&self, bytes: &[u8], from: usize) -> usize {
+        if self.any_empty || from >= bytes.len() {
+            return from;
+        }
+        let rest = &bytes[from..];
+        let found = match *self.few.as_slice() {
+            [] if self.starts.iter().all(|s| !s) => None,
+            [] => rest.iter().position(|&b| self.starts[usize::from(b)]),
+            [a] => memchr::memchr(a, rest),
+            [a, b] => memchr::memchr2(a, b, rest),
+            [a, b, c] => memchr::memchr3(a, b, c, rest),
+            _ => rest.iter().position(|&b| self.starts[usize::from(b)]),
+        };
+        found.map_or(bytes.len(), |at| from + at)
+    }
 }
 
 /// One field of the template.
@@ -426,11 +482,31 @@ impl ResponseTemplate {
         })?
         .regex;
         Ok(ResponseTemplate {
-            inner: Arc::new(Spec {
-                defaults,
-                fields,
-                implicit: implicit.first().copied(),
-                start_anchor,
+            inner: Arc::new({
+                let implicit = implicit.first().copied();
+                let mut outside: Vec<(usize, bool)> = (0..fields.len())
+                    .filter(|&i| fields[i].open.is_some())
+                    .map(|i| (i, true))
+                    .collect();
+                if let Some(i) = implicit
+                    && fields[i].close.is_some()
+                {
+                    outside.push((i, false));
+                }
+                let inside = (0..fields.len())
+                    .map(|i| {
+                        let close = if fields[i].close.is_some() { vec![(i, false)] } else { Vec::new() };
+                        Watch::new(&fields, close)
+                    })
+                    .collect();
+                Spec {
+                    outside: Watch::new(&fields, outside),
+                    inside,
+                    defaults,
+                    fields,
+                    implicit,
+                    start_anchor,
+                }
             }),
         })
     }
@@ -804,55 +880,32 @@ impl RegionScanner {
     }
 
     /// The anchors to look for now: the open region's close, or every open plus the implicit close.
-    fn watched(&self) -> Vec<(usize, bool)> {
-        match self.current {
-            Some(field) if Some(field) != self.spec.implicit => {
-                if self.spec.fields[field].close.is_some() {
-                    vec![(field, false)]
-                } else {
-                    Vec::new()
-                }
-            }
-            _ => {
-                let mut watch: Vec<(usize, bool)> = (0..self.spec.fields.len())
-                    .filter(|&i| self.spec.fields[i].open.is_some())
-                    .map(|i| (i, true))
-                    .collect();
-                if let Some(implicit) = self.spec.implicit
-                    && self.spec.fields[implicit].close.is_some()
-                {
-                    watch.push((implicit, false));
-                }
-                watch
-            }
-        }
-    }
-
-    fn anchor(&self, field: usize, open: bool) -> Option<&Anchor> {
-        let f = &self.spec.fields[field];
-        if open {
-            f.open.as_ref()
-        } else {
-            f.close.as_ref()
+    fn watched(spec: &Spec, current: Option<usize>) -> &Watch {
+        match current {
+            Some(field) if Some(field) != spec.implicit => &spec.inside[field],
+            _ => &spec.outside,
         }
     }
 
     fn scan(&mut self, eos: bool) -> Scan {
-        let watch = self.watched();
-        if watch.is_empty() {
+        let spec = Arc::clone(&self.spec);
+        let watch = Self::watched(&spec, self.current);
+        if watch.anchors.is_empty() {
             return Scan::Nothing;
         }
-        let spec = Arc::clone(&self.spec);
         let bytes = self.pending.as_bytes();
-        let any_empty = watch
-            .iter()
-            .any(|&(f, o)| self.anchor(f, o).is_some_and(|a| a.matches_empty));
-        let limit = if eos && any_empty {
+        let limit = if eos && watch.any_empty {
             bytes.len() + 1
         } else {
             bytes.len()
         };
-        for at in 0..limit {
+        let mut from = 0;
+        loop {
+            let at = watch.next_candidate(bytes, from);
+            if at >= limit {
+                break;
+            }
+            from = at + 1;
             let byte = bytes.get(at).copied();
             if !self.pending.is_char_boundary(at) {
                 continue;
@@ -866,7 +919,7 @@ impl RegionScanner {
             // The longest match wins; then opens before closes; then the field name (as transformers
             // breaks ties).
             let mut best: Option<(usize, bool, usize)> = None;
-            for &(field, open) in &watch {
+            for &(field, open) in &watch.anchors {
                 let anchor = match (open, &spec.fields[field]) {
                     (true, f) => f.open.as_ref(),
                     (false, f) => f.close.as_ref(),
