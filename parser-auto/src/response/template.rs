@@ -32,21 +32,21 @@ use parser_core::Error;
 ///
 /// ```
 /// use parser_auto::response::ResponseTemplate;
-/// use serde_json::json;
 ///
-/// let template = ResponseTemplate::new(&json!({
+/// // From the JSON text (as a tokenizer config holds it), so the transform keeps its key order.
+/// let template = ResponseTemplate::from_json(r#"{
 ///     "defaults": {"role": "assistant"},
 ///     "start_anchor": "<|im_start|>assistant\n",
 ///     "fields": {
 ///         "reasoning_content": {"open": "<think>", "close": "</think>"},
 ///         "tool_calls": {
-///             "open_pattern": r"\s*<tool_call>", "close": "</tool_call>",
+///             "open_pattern": "\\s*<tool_call>", "close": "</tool_call>",
 ///             "repeats": true, "content": "json",
 ///             "transform": {"type": "function", "function": "{content}"}
 ///         },
-///         "content": {"close_pattern": r"\s*<\|im_end\|>"}
+///         "content": {"close_pattern": "\\s*<\\|im_end\\|>"}
 ///     }
-/// }))
+/// }"#)
 /// .unwrap();
 /// let message = template
 ///     .parse_response(
