@@ -10,6 +10,7 @@
 //! when its name is known, instead of failing the whole message; a text field that appears twice keeps
 //! both texts (transformers keeps the last).
 
+mod buffered;
 mod content;
 mod message;
 pub mod schema;
@@ -32,6 +33,8 @@ use crate::template::invalid;
 pub enum ResponseFormat {
     /// `response_template`: regions found as the text streams.
     Template(ResponseTemplate),
+    /// `response_schema`: regexes over the whole output, parsed when it ends.
+    Schema(Box<ResponseSchema>),
 }
 
 impl ResponseFormat {
@@ -45,6 +48,10 @@ impl ResponseFormat {
             return ResponseTemplate::from_json(&spec.to_json())
                 .map(|t| Some(ResponseFormat::Template(t)));
         }
+        if let Some(spec) = root.get("response_schema").filter(|v| **v != Value::Null) {
+            return ResponseSchema::new(&spec.to_serde())
+                .map(|s| Some(ResponseFormat::Schema(Box::new(s))));
+        }
         Ok(None)
     }
 
@@ -52,6 +59,7 @@ impl ResponseFormat {
     pub fn parser(&self, options: &ParseOptions) -> Parser {
         match self {
             ResponseFormat::Template(template) => template.parser(options),
+            ResponseFormat::Schema(schema) => schema.parser(options),
         }
     }
 }
@@ -82,6 +90,17 @@ impl fmt::Display for ParseFailure {
 }
 
 impl std::error::Error for ParseFailure {}
+
+impl ResponseSchema {
+    /// A parser for one response. The schema's regexes need the whole output, so the message is
+    /// written when the output ends (`finish`); an output the schema cannot parse is content.
+    pub fn parser(&self, options: &ParseOptions) -> Parser {
+        Parser::new(
+            "hf-response-schema",
+            buffered::SchemaParser::new(self, options),
+        )
+    }
+}
 
 impl ResponseTemplate {
     /// A streaming parser for one response. The prompt (`options.prompt_tail`, the rendered prompt or

@@ -495,7 +495,11 @@ impl ResponseTemplate {
                 }
                 let inside = (0..fields.len())
                     .map(|i| {
-                        let close = if fields[i].close.is_some() { vec![(i, false)] } else { Vec::new() };
+                        let close = if fields[i].close.is_some() {
+                            vec![(i, false)]
+                        } else {
+                            Vec::new()
+                        };
                         Watch::new(&fields, close)
                     })
                     .collect();

@@ -1,0 +1,69 @@
+//! The parser a legacy `response_schema` gives. Its regexes run over the whole output, so nothing can
+//! be decided before the output ends: the text is kept and parsed at `finish`.
+
+use std::sync::Arc;
+
+use parser_core::{Calls, OutputParser, ParseOptions, Sink, Stage, Tools};
+
+use super::ResponseSchema;
+use super::message::{emit_calls, type_arguments};
+use super::value::Value;
+
+pub(crate) struct SchemaParser {
+    schema: ResponseSchema,
+    text: String,
+    calls: Calls,
+    tools: Option<Arc<Tools>>,
+}
+
+impl SchemaParser {
+    pub(crate) fn new(schema: &ResponseSchema, options: &ParseOptions) -> SchemaParser {
+        SchemaParser {
+            schema: schema.clone(),
+            text: String::new(),
+            calls: Calls::new(options),
+            tools: options.tools.clone(),
+        }
+    }
+}
+
+impl OutputParser for SchemaParser {
+    fn push(&mut self, text: &str, _out: &mut dyn Sink) {
+        self.text.push_str(text);
+    }
+
+    fn finish(&mut self, out: &mut dyn Sink) {
+        let text = std::mem::take(&mut self.text);
+        let message = match self.schema.parse(&text) {
+            Ok(message) => Value::from_serde(&message),
+            Err(err) => {
+                // The schema does not describe this output: it is all content, as written.
+                tracing::debug!(%err, "response_schema did not parse the output");
+                self.calls.content(out, &text);
+                return;
+            }
+        };
+        for key in ["reasoning_content", "reasoning", "thinking"] {
+            if let Some(reasoning) = message.get(key).and_then(Value::as_str)
+                && !reasoning.is_empty()
+            {
+                out.reasoning(reasoning);
+                break;
+            }
+        }
+        if let Some(content) = message.get("content").and_then(Value::as_str) {
+            self.calls.content(out, content);
+        }
+        if let Some(calls) = message.get("tool_calls") {
+            let mut calls_value = calls.clone();
+            if let Some(tools) = &self.tools {
+                type_arguments(&mut calls_value, tools);
+            }
+            emit_calls(&calls_value, &mut self.calls, out);
+        }
+    }
+
+    fn initial_stage(&self) -> Stage {
+        Stage::Content
+    }
+}
