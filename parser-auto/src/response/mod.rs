@@ -11,7 +11,7 @@
 //! both texts (transformers keeps the last).
 
 mod buffered;
-mod content;
+pub(crate) mod content;
 mod message;
 pub mod schema;
 mod template;

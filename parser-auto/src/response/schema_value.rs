@@ -30,10 +30,6 @@ pub(super) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// `str.isspace()`: Unicode White_Space plus the information separators U+001C..U+001F.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
 
 /// The value of a Unicode decimal digit (category Nd), which `int()`/`float()` accept.
 fn decimal_value(c: char) -> Option<u32> {
@@ -64,7 +60,7 @@ fn decimal_value(c: char) -> Option<u32> {
 fn to_ascii_number(s: &str) -> Option<String> {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if is_py_space(c) {
+        if crate::response::content::is_python_space(c) {
             out.push(' ');
         } else if c.is_ascii() {
             out.push(c);
@@ -209,27 +205,8 @@ fn integer_token_spans(text: &str) -> Vec<(usize, &str)> {
 
 /// `json.dumps(s)` with its default `ensure_ascii=True`.
 fn py_json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
-            c => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-        }
-    }
-    out.push('"');
+    let mut out = String::new();
+    crate::template::pyjson::write_string(s, true, &mut out);
     out
 }
 

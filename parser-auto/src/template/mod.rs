@@ -50,7 +50,7 @@
 mod env;
 mod load;
 mod polyfill;
-mod pyjson;
+pub(crate) mod pyjson;
 mod strftime;
 mod values;
 
