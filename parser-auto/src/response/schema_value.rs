@@ -30,7 +30,6 @@ pub(super) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-
 /// The value of a Unicode decimal digit (category Nd), which `int()`/`float()` accept.
 fn decimal_value(c: char) -> Option<u32> {
     if let Some(d) = c.to_digit(10) {
