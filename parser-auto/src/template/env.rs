@@ -11,6 +11,10 @@ use super::pyjson;
 use super::strftime;
 use super::values;
 
+mod filters;
+mod markup;
+pub(super) mod pystr;
+
 /// A fresh environment with the chat-template globals, filters, tests and methods, and `source` added
 /// as template `name`.
 pub(crate) fn build(name: &str, source: &str) -> Result<Environment<'static>, Error> {
@@ -26,19 +30,34 @@ pub(crate) fn build(name: &str, source: &str) -> Result<Environment<'static>, Er
     );
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_unknown_method_callback(unknown_method);
+    env.set_formatter(filters::format_value);
 
     env.add_filter("tojson", pyjson::tojson_filter);
+    env.add_filter("string", filters::string);
+    env.add_filter("join", filters::join);
+    env.add_filter("trim", filters::trim);
+    env.add_filter("int", filters::int);
+    env.add_filter("float", filters::float);
+    env.add_filter("items", filters::items);
+    env.add_filter("attr", filters::attr);
+    env.add_filter("wordcount", filters::wordcount);
+    env.add_filter("escape", markup::escape_filter);
+    env.add_filter("e", markup::escape_filter);
     env.add_filter("indent", indent);
     env.add_filter("length", length);
     env.add_filter("count", length);
     env.add_test("iterable", is_iterable);
+    env.add_test("sequence", filters::is_sequence);
     env.add_function("namespace", values::namespace);
     env.add_function("raise_exception", raise_exception);
     env.add_function("strftime_now", |format: Cow<'_, str>| {
         strftime::strftime_now(&format)
     });
+    env.add_function(markup::CONCAT_FN, markup::concat);
 
-    env.add_template_owned(name.to_string(), strip_generation_tags(source))?;
+    let source = strip_generation_tags(source);
+    let source = markup::rewrite(&source).unwrap_or(source);
+    env.add_template_owned(name.to_string(), source)?;
     Ok(env)
 }
 
@@ -50,6 +69,11 @@ fn unknown_method(
     method: &str,
     args: &[Value],
 ) -> Result<Value, Error> {
+    if let Some(s) = value.as_str()
+        && let Some(result) = filters::string_method(s, method, args)
+    {
+        return result;
+    }
     match minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args) {
         Err(err) if err.kind() == ErrorKind::UnknownMethod => {}
         other => return other,
@@ -63,11 +87,6 @@ fn unknown_method(
             "removesuffix" => {
                 let (suffix,): (Cow<'_, str>,) = minijinja::value::from_args(args)?;
                 return Ok(Value::from(s.strip_suffix(&*suffix).unwrap_or(s)));
-            }
-            "isspace" if args.is_empty() => {
-                return Ok(Value::from(
-                    !s.is_empty() && s.chars().all(char::is_whitespace),
-                ));
             }
             _ => {}
         }
@@ -142,7 +161,7 @@ fn indent(
     };
     // Jinja: `s += "\n"` (so that a trailing newline survives splitlines), then rejoin with "\n".
     let text = format!("{value}\n");
-    let lines = splitlines(&text);
+    let lines = pystr::splitlines(&text, false);
     let mut out = String::with_capacity(text.len() + lines.len() * indention.len());
     if blank {
         for (i, line) in lines.iter().enumerate() {
@@ -175,40 +194,6 @@ fn indent(
         out.insert_str(0, &indention);
     }
     Ok(Value::from(out))
-}
-
-/// Python's `str.splitlines()` (no line ends kept).
-fn splitlines(text: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let is_break = matches!(
-            c,
-            '\n' | '\r'
-                | '\u{b}'
-                | '\u{c}'
-                | '\u{1c}'
-                | '\u{1d}'
-                | '\u{1e}'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if is_break {
-            lines.push(&text[start..i]);
-            let mut end = i + c.len_utf8();
-            if c == '\r' && matches!(chars.peek(), Some((_, '\n'))) {
-                chars.next();
-                end += 1;
-            }
-            start = end;
-        }
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
 }
 
 /// Hugging Face's `{% generation %}…{% endgeneration %}` (its `AssistantTracker` extension) marks the
@@ -310,9 +295,9 @@ mod tests {
 
     #[test]
     fn splitlines_like_python() {
-        assert_eq!(splitlines("a\r\nb\rc\n"), vec!["a", "b", "c"]);
-        assert_eq!(splitlines("a\n\nb"), vec!["a", "", "b"]);
-        assert_eq!(splitlines(""), Vec::<&str>::new());
+        assert_eq!(pystr::splitlines("a\r\nb\rc\n", false), vec!["a", "b", "c"]);
+        assert_eq!(pystr::splitlines("a\n\nb", false), vec!["a", "", "b"]);
+        assert_eq!(pystr::splitlines("", false), Vec::<&str>::new());
     }
 
     #[test]

@@ -111,8 +111,9 @@ pub(crate) fn tojson_filter(
     }
     let mut out = String::new();
     dump(value, &options, 0, &mut out)?;
-    // Safe: the output is inserted verbatim even if a template turns auto-escaping on.
-    Ok(Value::from_safe_string(out))
+    // A plain string, as Hugging Face's `tojson` returns a `str` (not a `Markup`): `'x'|safe + y|tojson`
+    // escapes the JSON in Python, and the markup concatenation must see the same.
+    Ok(Value::from(out))
 }
 
 /// `json.dumps(value)` with Python's defaults except `ensure_ascii=False` (as Hugging Face's `tojson`).
@@ -136,7 +137,14 @@ pub(crate) fn dump(
         ));
     }
     match value.kind() {
-        ValueKind::Undefined | ValueKind::None => out.push_str("null"),
+        ValueKind::None => out.push_str("null"),
+        ValueKind::Undefined => {
+            // Hugging Face's `tojson` is `json.dumps`, which rejects jinja2's `Undefined`.
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                "Object of type Undefined is not JSON serializable",
+            ));
+        }
         ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
         ValueKind::Number => write_number(value, out),
         ValueKind::String => write_string(
@@ -248,6 +256,17 @@ fn write_number(value: &Value, out: &mut String) {
                 let _ = write!(out, "{value}");
             }
         }
+    }
+}
+
+/// Python's `str(f)` (the same as `repr(f)`): [`float_repr`] but with `nan`, `inf` and `-inf`.
+pub(crate) fn python_float_str(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        float_repr(f)
     }
 }
 

@@ -169,6 +169,9 @@ mod tests {
 
     #[test]
     fn formats_known_dates() {
+        // The expected texts are Python's `datetime.fromtimestamp(t, timezone.utc).strftime(format)`,
+        // which is what Hugging Face's `strftime_now` prints (in local time; here UTC); the reference
+        // templates use `%Y-%m-%d`, `%d %b %Y` and `%B %d, %Y`.
         // 2024-02-29 13:05:09 UTC, a Thursday.
         let t = 1_709_211_909;
         assert_eq!(strftime("%Y-%m-%d %H:%M:%S", t), "2024-02-29 13:05:09");

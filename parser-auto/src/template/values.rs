@@ -5,7 +5,9 @@
 //! minijinja's own maps are sorted by key (its `preserve_order` feature is off in this workspace) and its
 //! lists are immutable, while Python Jinja (what Hugging Face renders with) keeps dict order and lets
 //! templates call `list.append`. Every JSON array handed to a template becomes a [`PyList`] and every JSON
-//! object a [`PyDict`]; the `namespace()` function turns its list values into [`PyList`]s too.
+//! object a [`PyDict`]; the `namespace()` function turns its list values into [`PyList`]s too. Both print
+//! as Python's `str()` does (`{'a': [1, None]}`), and on a [`PyDict`] attribute access finds the dict's
+//! methods before its keys, as Jinja's `getattr` does.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,6 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value, ValueKind, from_args};
 use minijinja::{Error, ErrorKind, State};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::env::pystr::py_repr;
 
 /// A Python-like mutable list: `append`, `extend`, `pop`, `insert`, `remove`, `clear`, `index`, `count`,
 /// `copy`, `reverse`.
@@ -77,6 +81,13 @@ impl Object for PyList {
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(self.lock().len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Python's `str(list)` (the repr of its items), also for `~` and other implicit conversions.
+        let mut out = String::new();
+        py_repr(&Value::from_dyn_object(self.clone()), &mut out);
+        f.write_str(&out)
     }
 
     fn call_method(
@@ -217,7 +228,20 @@ impl Object for PyDict {
             .map(|(_, v)| v.clone())
     }
 
+    /// Attribute access (`d.name`). Jinja tries `getattr` before the key, so on a Python dict `d.items`,
+    /// `d.keys`, `d.get`, … are the bound methods even when the dict has such a key (Command-R's
+    /// `json_spec.items` on a JSON schema gets the method, not the `items` schema), and the sandbox makes
+    /// the mutating ones undefined. Subscripts (`d['items']`) go through `get_value` and see the key.
     fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<Value> {
+        if let Some(name) = DICT_METHODS.iter().find(|m| **m == key) {
+            return Some(Value::from_object(PyMethod {
+                name,
+                receiver: Value::from_dyn_object(self.clone()),
+            }));
+        }
+        if UNSAFE_DICT_METHODS.contains(&key) {
+            return None;
+        }
         self.entries
             .iter()
             .find(|(k, _)| k.as_str() == Some(key))
@@ -230,6 +254,45 @@ impl Object for PyDict {
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(self.entries.len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        py_repr(&Value::from_dyn_object(self.clone()), &mut out);
+        f.write_str(&out)
+    }
+}
+
+/// `dict` methods that are not sandboxed: their names, as attributes, shadow keys.
+pub(crate) const DICT_METHODS: [&str; 6] = ["copy", "fromkeys", "get", "items", "keys", "values"];
+/// `dict` methods that mutate: jinja2's immutable sandbox turns them into undefined (not the key).
+const UNSAFE_DICT_METHODS: [&str; 5] = ["clear", "pop", "popitem", "setdefault", "update"];
+
+/// A bound `dict` method, as `d.items` (without a call) is in Python: defined, truthy, not iterable,
+/// without attributes, and callable.
+#[derive(Debug)]
+struct PyMethod {
+    name: &'static str,
+    receiver: Value,
+}
+
+impl Object for PyMethod {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, _key: &Value) -> Option<Value> {
+        None
+    }
+
+    fn call(self: &Arc<Self>, state: &mut State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        // `f = d.items` then `f()`: the same as `d.items()`.
+        self.receiver.call_method(state, self.name, args)
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Python adds the object's address; there is no stable equivalent.
+        write!(f, "<built-in method {} of dict object>", self.name)
     }
 }
 
