@@ -163,6 +163,7 @@ fn route_cell(route: &Route) -> String {
     match route {
         Route::ModelName(name) => format!("model name: `{name}`"),
         Route::TemplateSignature(name) => format!("signature: `{name}`"),
+        Route::ResponseFormat => "response format".to_owned(),
         Route::Analyzer => "analyzer".to_owned(),
         Route::PlainContent => "plain content".to_owned(),
     }
