@@ -6,6 +6,7 @@ use regex::Regex;
 use super::ParseFailure;
 use super::value::Value;
 use crate::template::invalid;
+pub(crate) use crate::template::python_isspace as is_python_space;
 use parser_core::Error;
 
 /// A content parser with its arguments, checked and compiled once.
@@ -329,10 +330,6 @@ impl JsonDialect {
 /// Python's `str.strip()`: Unicode whitespace plus the ASCII separators `\x1c`–`\x1f`.
 pub(crate) fn python_strip(text: &str) -> &str {
     text.trim_matches(is_python_space)
-}
-
-pub(crate) fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 fn maybe_strip(text: &str, strip: bool) -> &str {

@@ -77,6 +77,16 @@ pub(crate) struct Spec {
     inside: Vec<Watch>,
 }
 
+impl Spec {
+    /// The part of `prompt` after the last start anchor (all of it if there is none).
+    fn assistant_prefix<'p>(&self, prompt: &'p str) -> &'p str {
+        match self.start_anchor.find_iter(prompt).last() {
+            Some(m) => &prompt[m.end()..],
+            None => prompt,
+        }
+    }
+}
+
 /// A set of anchors looked for together, with the bytes that can start any of them.
 #[derive(Debug)]
 struct Watch {
@@ -547,14 +557,6 @@ impl ResponseTemplate {
         scanner.prime(prompt, &mut builder);
         MessageStream { scanner, builder }
     }
-
-    /// The part of `prompt` after the last `start_anchor` (all of it if there is none).
-    pub(crate) fn assistant_prefix<'p>(&self, prompt: &'p str) -> &'p str {
-        match self.inner.start_anchor.find_iter(prompt).last() {
-            Some(m) => &prompt[m.end()..],
-            None => prompt,
-        }
-    }
 }
 
 impl Field {
@@ -740,10 +742,7 @@ impl RegionScanner {
     /// Feeds the part of the prompt after the last start anchor, as transformers does with `prefix`:
     /// a prefilled `<think>` opens the reasoning region.
     pub(crate) fn prime(&mut self, prompt: &str, out: &mut dyn Regions) {
-        let template = ResponseTemplate {
-            inner: Arc::clone(&self.spec),
-        };
-        let prefix = template.assistant_prefix(prompt);
+        let prefix = self.spec.assistant_prefix(prompt);
         self.push(prefix, out);
     }
 

@@ -13,7 +13,7 @@ use super::values;
 
 mod filters;
 mod markup;
-pub(super) mod pystr;
+pub(crate) mod pystr;
 
 /// A fresh environment with the chat-template globals, filters, tests and methods, and `source` added
 /// as template `name`.

@@ -65,6 +65,7 @@ use parser_core::{Error, ParseOptions, SpecialTokens, Tools};
 
 pub use polyfill::{Capabilities, Polyfill};
 
+pub(crate) use env::pystr::is_space as python_isspace;
 use load::TokenizerConfig;
 pub(crate) use load::invalid;
 use values::{PyDict, PyList};

@@ -12,7 +12,7 @@ use super::super::values;
 
 /// `str.isspace()` for one character: Rust's `White_Space` plus the information separators
 /// U+001C..U+001F, which Python also strips and splits on.
-pub(super) fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
