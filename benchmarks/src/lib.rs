@@ -64,6 +64,78 @@ pub fn chunks(text: &str, n: usize) -> Vec<&str> {
     pieces
 }
 
+/// Piece sizes for hostile streams, cycled: tiny and large, none a multiple of a marker's length, so
+/// partial markers straddle pieces everywhere.
+pub const HOSTILE_PIECE_SIZES: [usize; 8] = [4093, 1, 17, 8191, 3, 257, 2, 1021];
+
+/// A long text made of one pattern repeated, handed out in pieces without ever holding the whole text:
+/// every piece is a window into one buffer of the pattern repeated. For streams of 10–100 MB.
+///
+/// ```
+/// let mut pieces = benchmarks::RepeatedPieces::new("<｜tool▁", 100, &[3, 5]);
+/// let mut text = String::new();
+/// while let Some(piece) = pieces.next_piece() {
+///     text.push_str(piece);
+/// }
+/// assert!(text.len() >= 100 && text.starts_with("<｜tool▁<｜tool▁"));
+/// ```
+pub struct RepeatedPieces {
+    window: String,
+    period: usize,
+    at: usize,
+    sent: usize,
+    total: usize,
+    sizes: &'static [usize],
+    piece: usize,
+}
+
+impl RepeatedPieces {
+    /// `pattern` repeated for `total` bytes (rounded up to a character boundary), cut in pieces of
+    /// `sizes` bytes, cycled (each rounded up to a character boundary).
+    pub fn new(pattern: &str, total: usize, sizes: &'static [usize]) -> Self {
+        let largest = sizes.iter().max().copied().unwrap_or(1).max(1);
+        let mut window = String::new();
+        while window.len() < pattern.len() + largest + 4 {
+            window.push_str(pattern);
+        }
+        RepeatedPieces {
+            window,
+            period: pattern.len().max(1),
+            at: 0,
+            sent: 0,
+            total,
+            sizes,
+            piece: 0,
+        }
+    }
+
+    /// Bytes handed out so far.
+    pub fn sent(&self) -> usize {
+        self.sent
+    }
+
+    /// The next piece, or `None` once `total` bytes were handed out.
+    pub fn next_piece(&mut self) -> Option<&str> {
+        if self.sent >= self.total || self.window.is_empty() {
+            return None;
+        }
+        let size = self
+            .sizes
+            .get(self.piece % self.sizes.len().max(1))
+            .copied()
+            .unwrap_or(1);
+        self.piece += 1;
+        let start = self.at;
+        let mut end = start + size.clamp(1, self.total - self.sent);
+        while !self.window.is_char_boundary(end) {
+            end += 1;
+        }
+        self.sent += end - start;
+        self.at = end % self.period;
+        Some(&self.window[start..end])
+    }
+}
+
 /// The registry entry for [`MODEL`] (DeepSeek V3.1; an error until the DeepSeek parsers are registered).
 pub fn entry() -> Result<&'static ParserEntry, Error> {
     parser_auto::entry_for_model(MODEL)

@@ -38,6 +38,12 @@
 //!   calls), from `parser-qwen`.
 //! - `kimi` (default): Kimi-K2, K2-Thinking and K2.5, from `parser-kimi`.
 //! - `gptoss` (default): GPT-OSS harmony channels, parsed from text, from `parser-gptoss`.
+//! - `openai` (off by default): `parser_auto::openai`, OpenAI's chat-completions wire format (parser-core's
+//!   `openai` module): each push's deltas as a `chat.completion.chunk` delta object (tool-call `id`,
+//!   `type` and `name` once per call, then argument fragments; no `null`s; reasoning under
+//!   `reasoning_content` or `reasoning`), `finish_reason` (`tool_calls` when calls were made), the final
+//!   message as a `chat.completion` message, and chunks as server-sent events. The examples
+//!   (`one_shot`, `sse_stream`, `model_dir`) show it in a server's loop.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -50,8 +56,9 @@ pub mod response;
 pub mod template;
 
 pub use parser_core::{
-    Accumulator, Delta, Deltas, Error, ErrorKind, ParseOptions, ParsedMessage, Parser, ParserEntry,
-    Policy, ReasoningFormat, Sink, SpecialTokens, Stage, ToolCall, Tools, preview_arguments,
+    Accumulator, Delta, Deltas, Error, ErrorKind, Limits, ParseOptions, ParsedMessage, Parser,
+    ParserEntry, Policy, ReasoningFormat, Sink, SpecialTokens, Stage, ToolCall, Tools,
+    preview_arguments,
 };
 
 /// The DeepSeek family (feature `deepseek`).
@@ -69,6 +76,10 @@ pub use parser_kimi as kimi;
 /// The GPT-OSS family (feature `gptoss`).
 #[cfg(feature = "gptoss")]
 pub use parser_gptoss as gptoss;
+
+/// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
+#[cfg(feature = "openai")]
+pub use parser_core::openai;
 
 /// The parser for a model id (`deepseek-ai/DeepSeek-V3.1`, `unsloth/DeepSeek-R1-GGUF`, …).
 ///

@@ -1,7 +1,9 @@
 //! The composed parser: reasoning first, then tool calls on the rest. This is what users get.
 
 use crate::deltas::{Accumulator, Deltas, Sink};
+use crate::json::fit_within;
 use crate::message::{ParsedMessage, Stage};
+use crate::options::Limits;
 use crate::reasoning::{ReasoningParser, ReasoningSink};
 use crate::tool::ToolParser;
 
@@ -38,6 +40,7 @@ pub struct Composed<R, T> {
     stage: Stage,
     inline: bool,
     held: Option<Box<Held<T>>>,
+    buffer_limit: usize,
 }
 
 impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
@@ -50,7 +53,15 @@ impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
             stage,
             inline,
             held: None,
+            buffer_limit: Limits::DEFAULT_CALL_BUFFER,
         }
+    }
+
+    /// Sets the most text a held call block may reach ([`Limits::call_buffer`]; families pass the
+    /// request's). Past it, the block is reasoning text, as if reasoning went on.
+    pub fn buffer_limit(mut self, bytes: usize) -> Self {
+        self.buffer_limit = bytes;
+        self
     }
 }
 
@@ -59,6 +70,7 @@ struct Router<'a, T> {
     out: &'a mut dyn Sink,
     held: &'a mut Option<Box<Held<T>>>,
     inline: bool,
+    buffer_limit: usize,
 }
 
 impl<T: ToolParser + Clone> Router<'_, T> {
@@ -85,14 +97,21 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
             self.emit_reasoning(text);
             return;
         };
-        held.raw.push_str(text);
-        held.spec.push(text, &mut held.spec_out);
-        let visible = held.spec_out.has_visible_content_after(held.checked);
-        held.checked = held.spec_out.text_len();
-        if visible {
-            // Text after (or inside) the block: the model is still reasoning.
-            self.release_held();
+        let room = fit_within(text, held.raw.len(), self.buffer_limit);
+        if room < text.len() {
+            // The block reaches the buffer limit: stop holding it. Whatever the text after it, the
+            // answer is the same (reasoning), so deciding at the limit agrees with every chunking.
+            self.hold(&text[..room]);
+            if self.held.is_some() {
+                tracing::debug!(
+                    "call block inside reasoning over the buffer limit: reasoning text"
+                );
+                self.release_held();
+            }
+            self.emit_reasoning(&text[room..]);
+            return;
         }
+        self.hold(text);
     }
 
     fn content(&mut self, text: &str) {
@@ -116,6 +135,24 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
     }
 }
 
+impl<T: ToolParser + Clone> Router<'_, T> {
+    /// Adds `text` to the held block; releases the block as reasoning once text shows outside its calls.
+    fn hold(&mut self, text: &str) {
+        let Some(held) = self.held.as_deref_mut() else {
+            self.emit_reasoning(text);
+            return;
+        };
+        held.raw.push_str(text);
+        held.spec.push(text, &mut held.spec_out);
+        let visible = held.spec_out.has_visible_content_after(held.checked);
+        held.checked = held.spec_out.text_len();
+        if visible {
+            // Text after (or inside) the block: the model is still reasoning.
+            self.release_held();
+        }
+    }
+}
+
 impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         let mut router = Router {
@@ -123,6 +160,7 @@ impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> 
             out,
             held: &mut self.held,
             inline: self.inline,
+            buffer_limit: self.buffer_limit,
         };
         self.reasoning.push(text, &mut router);
     }
@@ -133,6 +171,7 @@ impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> 
             out,
             held: &mut self.held,
             inline: self.inline,
+            buffer_limit: self.buffer_limit,
         };
         self.reasoning.finish(&mut router);
         match self.held.take() {

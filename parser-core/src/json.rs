@@ -59,8 +59,11 @@ enum State {
     Failed,
 }
 
+/// The deepest nesting a [`JsonScanner`] accepts; one level deeper is [`JsonStatus::Invalid`].
+pub const MAX_JSON_DEPTH: usize = 512;
+
 /// An incremental JSON scanner: feed it bytes as they arrive; it validates the grammar (RFC 8259), tracks
-/// strings, escapes and nesting, and reports the byte where the value ends.
+/// strings, escapes and nesting (up to [`MAX_JSON_DEPTH`] levels), and reports the byte where the value ends.
 ///
 /// ```
 /// use parser_core::{JsonScanner, JsonStatus};
@@ -335,6 +338,12 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, c: u8) {
+        if matches!(c, b'{' | b'[') && self.stack.len() >= MAX_JSON_DEPTH {
+            // Deeper than any parser downstream accepts (serde_json stops at 128): not valid JSON for
+            // our purposes, and the nesting stack stays bounded on hostile input.
+            self.state = State::Failed;
+            return;
+        }
         self.state = match c {
             b'{' => {
                 self.stack.push(b'{');
@@ -384,6 +393,27 @@ pub fn is_ws(c: u8) -> bool {
 /// The length of the run of JSON whitespace at the start of `text`.
 pub fn leading_ws(text: &str) -> usize {
     text.bytes().take_while(|&b| is_ws(b)).count()
+}
+
+/// How many bytes of `text` fit beside `held` bytes already buffered without passing `limit`, cut at a
+/// character boundary.
+///
+/// For readers that must buffer text before they can decide ([`crate::Limits`]): they read only this
+/// much, and when it is zero they stop waiting. The answer depends only on the bytes buffered, not on how
+/// they arrived, so every chunking reaches the limit at the same byte.
+///
+/// ```
+/// use parser_core::fit_within;
+/// assert_eq!(fit_within("abcdef", 2, 5), 3);
+/// assert_eq!(fit_within("é", 4, 5), 0); // two bytes do not fit in one
+/// assert_eq!(fit_within("abc", 9, 5), 0);
+/// ```
+pub fn fit_within(text: &str, held: usize, limit: usize) -> usize {
+    let mut room = limit.saturating_sub(held).min(text.len());
+    while !text.is_char_boundary(room) {
+        room -= 1;
+    }
+    room
 }
 
 /// Where `needle` starts in `text`, if it starts within the first `limit` bytes.
@@ -464,6 +494,22 @@ pub fn is_json_object(text: &str) -> bool {
 mod tests {
     use super::*;
     use rstest::rstest;
+
+    // Nesting is bounded: MAX_JSON_DEPTH levels are JSON, one more is not, and the stack never grows
+    // past the bound however many brackets follow.
+    #[test]
+    fn nesting_deeper_than_the_bound_is_invalid() {
+        let deepest = format!(
+            "{}{}",
+            "[".repeat(MAX_JSON_DEPTH),
+            "]".repeat(MAX_JSON_DEPTH)
+        );
+        assert_eq!(JsonScanner::any().feed(&deepest).1, JsonStatus::Complete);
+        let mut json = JsonScanner::any();
+        let (_, status) = json.feed(&"[{\"a\":".repeat(100_000));
+        assert_eq!(status, JsonStatus::Invalid);
+        assert!(json.stack.capacity() <= 2 * MAX_JSON_DEPTH);
+    }
 
     fn whole(text: &str) -> JsonStatus {
         let mut json = JsonScanner::any();

@@ -25,7 +25,7 @@
 //! call being parsed. Without id fields nothing changes: the call commits at its complete name.
 
 use crate::deltas::Sink;
-use crate::json::{JsonScanner, JsonStatus, is_ws};
+use crate::json::{JsonScanner, JsonStatus, fit_within, is_ws};
 use crate::scanner::{Found, MarkerSet};
 use crate::tool::Calls;
 
@@ -282,6 +282,16 @@ impl JsonCall {
         let bytes = text.as_bytes();
         let mut pos = 0;
         while pos < bytes.len() {
+            // Past the buffer limit an uncommitted object stops waiting (see `Limits`): a call now if
+            // its name is complete (its id, if any, was not written in time), else not a call.
+            let mut room = self.room(&text[pos..], calls);
+            if room == 0 {
+                if !self.name_done {
+                    return (pos, CallEnd::NotACall);
+                }
+                self.commit(calls, out);
+                room = text.len() - pos;
+            }
             let c = bytes[pos];
             match self.phase {
                 Phase::Lead | Phase::FirstKey | Phase::Key | Phase::Colon | Phase::After
@@ -442,7 +452,7 @@ impl JsonCall {
                     }
                 }
                 Phase::ArgsObject => {
-                    let (used, status) = self.args_json.feed(&text[pos..]);
+                    let (used, status) = self.args_json.feed(&text[pos..pos + room]);
                     if !self.committed {
                         self.raw.push_str(&text[pos..pos + used]);
                     }
@@ -458,7 +468,9 @@ impl JsonCall {
                     }
                 }
                 Phase::ArgsString => {
-                    let (used, closed, ok) = self.unescape.feed(&text[pos..], &mut self.decoded);
+                    let (used, closed, ok) = self
+                        .unescape
+                        .feed(&text[pos..pos + room], &mut self.decoded);
                     if !self.committed {
                         self.raw.push_str(&text[pos..pos + used]);
                     }
@@ -478,7 +490,7 @@ impl JsonCall {
                     }
                 }
                 Phase::Skip => {
-                    let (used, status) = self.skip.feed(&text[pos..]);
+                    let (used, status) = self.skip.feed(&text[pos..pos + room]);
                     if self.id_number {
                         self.id.push_str(&text[pos..pos + used]);
                     }
@@ -528,6 +540,17 @@ impl JsonCall {
             return (pos, CallEnd::NotACall);
         }
         (pos, CallEnd::Open)
+    }
+
+    /// How much of `rest` may be read before the buffer limit: all of it once the call is committed
+    /// (nothing is held then), else what still fits beside the raw text held, cut at a character
+    /// boundary. Zero means the limit is reached — at the same byte for every chunking, since the raw
+    /// text is the same bytes however it arrived.
+    fn room(&self, rest: &str, calls: &Calls) -> usize {
+        if self.committed {
+            return rest.len();
+        }
+        fit_within(rest, self.raw.len(), calls.buffer_limit())
     }
 
     /// Consumes `text[from..to]`: remembered as raw text while the call is not committed.

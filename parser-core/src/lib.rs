@@ -57,6 +57,48 @@
 //! streamed.extend(parser.finish());
 //! assert_eq!(streamed.into_message(), message);
 //! ```
+//!
+//! # Features
+//! - `serde`: `Serialize`/`Deserialize` for the data types ([`ParsedMessage`], [`ToolCall`], [`Stage`]).
+//! - `openai`: the `openai` module, OpenAI's chat-completions wire format: each push's [`Deltas`] as a
+//!   `chat.completion.chunk` delta object (tool-call `id`, `type` and `name` once per call, argument
+//!   fragments after, no `null`s, reasoning under `reasoning_content` or `reasoning`), the final message
+//!   as a `chat.completion` message, chunks as server-sent events. The only place wire field names live.
+//! - `testing`: the conformance runner and the behaviour/property helpers the families' tests share.
+//!
+//! ```
+//! # #[cfg(feature = "openai")] {
+//! use parser_core::openai::{Config, FinishReason, ReasoningField, StreamConverter};
+//! # use parser_core::{Composed, Parser, ReasoningSyntax, Stage, StageDetector, ThinkTagReasoningParser};
+//! # use parser_core::{Sink, ToolParser};
+//! # #[derive(Clone)] struct NoTools;
+//! # impl ToolParser for NoTools {
+//! #     fn push(&mut self, text: &str, out: &mut dyn Sink) { out.content(text) }
+//! #     fn finish(&mut self, _: &mut dyn Sink) {}
+//! #     fn in_block(&self) -> bool { false }
+//! # }
+//! # static THINK: ReasoningSyntax =
+//! #     ReasoningSyntax::new(StageDetector::new(&["<think>"], &["</think>"], &[]), &[], &[]);
+//! # let reasoning = ThinkTagReasoningParser::new(&THINK, Stage::Reasoning);
+//! # let mut parser = Parser::new("demo", Composed::new(reasoning, NoTools, Stage::Reasoning, false));
+//! // vLLM's spelling of the reasoning field.
+//! let mut stream = StreamConverter::new(Config::new().with_reasoning_field(ReasoningField::Reasoning));
+//! let mut sent = Vec::new();
+//! for token in ["The user greets me.", "</think>", "Hello!"] {
+//!     if let Some(delta) = stream.delta(parser.push(token)) {
+//!         sent.push(serde_json::to_string(&delta).unwrap());
+//!     }
+//! }
+//! if let Some(delta) = stream.delta(parser.finish()) {
+//!     sent.push(serde_json::to_string(&delta).unwrap());
+//! }
+//! assert_eq!(sent, [
+//!     r#"{"role":"assistant","reasoning":"The user greets me."}"#,
+//!     r#"{"content":"Hello!"}"#,
+//! ]);
+//! assert_eq!(stream.finish_reason(FinishReason::Stop), FinishReason::Stop);
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -67,6 +109,8 @@ pub mod intern;
 mod json;
 mod json_call;
 mod message;
+#[cfg(feature = "openai")]
+pub mod openai;
 mod options;
 mod preview;
 mod reasoning;
@@ -83,12 +127,12 @@ pub use compose::{Composed, OutputParser, Parser};
 pub use deltas::{Accumulator, Delta, Deltas, Sink};
 pub use error::{Error, ErrorKind};
 pub use json::{
-    JsonScanner, JsonStatus, escape_json_each, escape_json_into, find_within, is_json_object,
-    is_ws, leading_ws, needs_escape,
+    JsonScanner, JsonStatus, MAX_JSON_DEPTH, escape_json_each, escape_json_into, find_within,
+    fit_within, is_json_object, is_ws, leading_ws, needs_escape,
 };
 pub use json_call::{CallEnd, JsonCall, JsonCallFields};
 pub use message::{ParsedMessage, Stage, ToolCall};
-pub use options::{ParseOptions, Policy, ReasoningFormat, SpecialTokens};
+pub use options::{Limits, ParseOptions, Policy, ReasoningFormat, SpecialTokens};
 pub use preview::preview_arguments;
 pub use reasoning::{
     BlockInReasoning, NoReasoning, ReasoningParser, ReasoningSink, ReasoningSyntax,

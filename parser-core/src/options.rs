@@ -113,6 +113,51 @@ pub struct ParseOptions {
     /// Seed for generated `call_…` ids; `None` picks a fresh one per parser. Tests set it so that runs
     /// compare equal.
     pub call_id_seed: Option<u64>,
+    /// Bounds on what a parser may hold while it waits to decide.
+    pub limits: Limits,
+}
+
+/// Bounds on the text a parser holds back while it cannot decide yet.
+///
+/// Reasoning, content and string arguments are streamed, never accumulated, so a parser's memory does not
+/// grow with the output. A few constructs must be read whole before they can be written, and these are
+/// what the limit bounds; each has a documented way out when it is reached, decided at the same byte
+/// whatever the chunking (so streaming still equals one-shot):
+///
+/// - a tool-call block inside open reasoning, held until we know whether it ends the output
+///   ([`crate::BlockInReasoning::Hold`]): past the limit it is reasoning text, as if reasoning went on;
+/// - a JSON call object before its name is known (arguments written before `"name"`, or a long unknown
+///   field): past the limit it is not a call, and its text is content;
+/// - a parameter value typed by the tool schema as a number, boolean, object or array, which is collected
+///   to be typed when it ends: past the limit it streams on as a JSON string (the value as written);
+/// - family- and catch-all-specific buffers (DeepSeek R1's tools-array fallback, Python-style call
+///   arguments, Hugging Face response regions): past the limit the block is content, or, when its call
+///   was already announced, the call ends flagged not valid with its raw arguments.
+///
+/// ```
+/// use parser_core::{Limits, ParseOptions};
+/// let options = ParseOptions::new().with_limits(Limits { call_buffer: 64 << 10 });
+/// assert_eq!(options.limits.call_buffer, 65_536);
+/// assert_eq!(Limits::default().call_buffer, Limits::DEFAULT_CALL_BUFFER);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most bytes of one undecided construct (see the type's docs) held at once. Default
+    /// [`Limits::DEFAULT_CALL_BUFFER`] (4 MiB, the size SGLang's parsers accept).
+    pub call_buffer: usize,
+}
+
+impl Limits {
+    /// The default [`call_buffer`](Self::call_buffer): 4 MiB.
+    pub const DEFAULT_CALL_BUFFER: usize = 4 << 20;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            call_buffer: Self::DEFAULT_CALL_BUFFER,
+        }
+    }
 }
 
 impl ParseOptions {
@@ -161,6 +206,12 @@ impl ParseOptions {
     /// Sets the policies.
     pub fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Sets the buffering limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 

@@ -365,15 +365,29 @@ impl ParamValue {
         calls: &mut Calls,
         out: &mut dyn Sink,
     ) -> ParamStep {
-        let string = self.is_string();
+        let mut string = self.is_string();
+        let limit = calls.buffer_limit();
         let collected = &mut self.collected;
         let (used, end) = self.reader.run(text, eof, syntax, |piece| {
             if string {
                 args.string_chunk(calls, out, piece);
+            } else if collected.len() + piece.len() > limit {
+                // Too long to collect (`Limits::call_buffer`): the value streams on as a string. A
+                // value is typed only if its whole text is within the limit, so every chunking decides
+                // alike.
+                args.string_start(calls, out);
+                args.string_chunk(calls, out, collected);
+                args.string_chunk(calls, out, piece);
+                collected.clear();
+                string = true;
             } else {
                 collected.push_str(piece);
             }
         });
+        if string && !self.is_string() {
+            tracing::debug!("typed parameter value over the buffer limit: kept as a string");
+            self.value_type = ValueType::String;
+        }
         match end {
             ValueEnd::Open | ValueEnd::Truncated => ParamStep::Pending(used),
             ValueEnd::Closed | ValueEnd::Interrupted => ParamStep::Ended(used),

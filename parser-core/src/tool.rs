@@ -115,6 +115,7 @@ pub struct Calls {
     open: Option<usize>,
     strict: bool,
     blocked: bool,
+    buffer_limit: usize,
 }
 
 impl Calls {
@@ -126,7 +127,14 @@ impl Calls {
             open: None,
             strict: options.policy.strict_tool_position,
             blocked: false,
+            buffer_limit: options.limits.call_buffer,
         }
+    }
+
+    /// The request's [`Limits::call_buffer`](crate::Limits::call_buffer): the most a call reader may hold
+    /// before it decides.
+    pub fn buffer_limit(&self) -> usize {
+        self.buffer_limit
     }
 
     /// Writes content. Under the strict position policy, visible content blocks later calls.

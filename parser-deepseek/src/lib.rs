@@ -100,7 +100,8 @@ fn compose<T: ToolParser + Clone + 'static>(
     let reasoning = ThinkTagReasoningParser::new(syntax, stage)
         .inline(inline)
         .blocks_in_reasoning(BlockInReasoning::Hold);
-    Parser::new(name, Composed::new(reasoning, tools, stage, inline))
+    let composed = Composed::new(reasoning, tools, stage, inline);
+    Parser::new(name, composed.buffer_limit(options.limits.call_buffer))
 }
 
 /// DeepSeek R1 (and R1-0528, R1-Distill-*): reasoning by default, fenced native calls, fallback shapes.

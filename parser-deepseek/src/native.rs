@@ -20,8 +20,8 @@
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus, LeadCall,
-    Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at,
-    section_lead,
+    Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, fit_within, leading_ws,
+    literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -339,10 +339,21 @@ impl Machine {
                     }
                 },
                 State::ToolsArrayBody => {
-                    let (used, status) = self.block_json.feed(rest);
+                    // The block is read whole before any call is written; past the buffer limit it
+                    // is content (at the same byte for every chunking).
+                    let room = fit_within(rest, self.block.len(), self.calls.buffer_limit());
+                    let (used, status) = self.block_json.feed(&rest[..room]);
                     self.block.push_str(&rest[..used]);
                     pos += used;
                     match status {
+                        JsonStatus::Partial if used < rest.len() && used == room => {
+                            tracing::debug!(
+                                "DeepSeek R1 tools array over the buffer limit: content"
+                            );
+                            let block = std::mem::take(&mut self.block);
+                            self.calls.content(out, &block);
+                            self.state = State::Content;
+                        }
                         JsonStatus::Partial => return pos,
                         JsonStatus::Invalid => {
                             let block = std::mem::take(&mut self.block);

@@ -132,7 +132,8 @@ fn compose(
             let reasoning = ThinkTagReasoningParser::new(syntax, stage)
                 .inline(inline)
                 .blocks_in_reasoning(BlockInReasoning::Hold);
-            Parser::new(name, Composed::new(reasoning, tools, stage, inline))
+            let composed = Composed::new(reasoning, tools, stage, inline);
+            Parser::new(name, composed.buffer_limit(options.limits.call_buffer))
         }
     }
 }

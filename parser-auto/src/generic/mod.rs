@@ -199,7 +199,8 @@ impl GenericParserFactory {
         let parser = ThinkTagReasoningParser::new(reasoning, stage)
             .inline(inline)
             .blocks_in_reasoning(BlockInReasoning::Hold);
-        Parser::new(NAME, Composed::new(parser, tools, stage, inline))
+        let composed = Composed::new(parser, tools, stage, inline);
+        Parser::new(NAME, composed.buffer_limit(options.limits.call_buffer))
     }
 }
 

@@ -75,6 +75,8 @@ struct Machine {
     value: ParamValue,
     /// PYTHONIC: the open call's argument text.
     py_args: String,
+    /// PYTHONIC: the arguments passed the buffer limit and stream raw.
+    py_spilled: bool,
     /// PYTHONIC: where the open call's arguments end.
     py: ArgsScanner,
 }
@@ -102,6 +104,7 @@ impl GenericToolParser {
                 args: ObjectArgs::new(),
                 value: ParamValue::new(),
                 py_args: String::new(),
+                py_spilled: false,
                 py: ArgsScanner::default(),
             },
         }
@@ -459,6 +462,7 @@ impl Machine {
         self.args.reset();
         self.py.reset();
         self.py_args.clear();
+        self.py_spilled = false;
         self.state = match self.syntax.format {
             ToolFormat::TagWithTagged => State::Body,
             ToolFormat::Pythonic => State::PyArgs,
@@ -475,12 +479,12 @@ impl Machine {
             if !self.py.in_string() && s.py_stops.iter().any(|m| m.as_bytes()[0] == byte) {
                 match literal_at(&rest[at..], s.py_stops, eof) {
                     Literal::Partial => {
-                        self.py_args.push_str(&rest[..at]);
+                        self.py_keep(&rest[..at], out);
                         return (at, false);
                     }
                     Literal::Whole(_) => {
                         // The marker is framing for the state after the call.
-                        self.py_args.push_str(&rest[..at]);
+                        self.py_keep(&rest[..at], out);
                         self.end_py_call(out, false);
                         return (at, true);
                     }
@@ -490,24 +494,46 @@ impl Machine {
             match self.py.step(byte) {
                 ArgsStep::Inside => {}
                 ArgsStep::Close => {
-                    self.py_args.push_str(&rest[..at]);
+                    self.py_keep(&rest[..at], out);
                     self.end_py_call(out, true);
                     return (at + 1, true);
                 }
                 ArgsStep::Stray => {
-                    self.py_args.push_str(&rest[..at]);
+                    self.py_keep(&rest[..at], out);
                     self.end_py_call(out, false);
                     return (at, true);
                 }
             }
         }
-        self.py_args.push_str(rest);
+        self.py_keep(rest, out);
         (rest.len(), false)
+    }
+
+    /// Keeps Python argument text for the conversion at `)`. Arguments longer than the buffer limit are
+    /// not converted: what was kept and everything after stream as raw arguments, and the call ends
+    /// flagged not valid. Only the total length decides, so every chunking agrees.
+    fn py_keep(&mut self, text: &str, out: &mut dyn Sink) {
+        if !self.py_spilled && self.py_args.len() + text.len() > self.calls.buffer_limit() {
+            tracing::debug!("Python-style arguments over the buffer limit: raw, not valid");
+            self.py_spilled = true;
+            self.calls.args(out, &self.py_args);
+            self.py_args.clear();
+        }
+        if self.py_spilled {
+            self.calls.args(out, text);
+        } else {
+            self.py_args.push_str(text);
+        }
     }
 
     /// Ends a Python call: its arguments as a JSON object when they convert (and the call closed), else
     /// the raw text, flagged invalid.
     fn end_py_call(&mut self, out: &mut dyn Sink, closed: bool) {
+        if std::mem::take(&mut self.py_spilled) {
+            self.calls.end(out, false);
+            self.state = State::AfterCall;
+            return;
+        }
         match kwargs_to_json(&self.py_args).filter(|_| closed) {
             Some(json) => {
                 self.calls.args(out, &json);

@@ -1,5 +1,9 @@
 //! The parser a legacy `response_schema` gives. Its regexes run over the whole output, so nothing can
 //! be decided before the output ends: the text is kept and parsed at `finish`.
+//!
+//! Up to the buffer limit ([`parser_core::Limits::call_buffer`]): an output longer than that is not
+//! parsed with the schema; it streams as content from the byte where it passed the limit, and what was
+//! kept is released at that moment. The decision depends only on the length, so every chunking agrees.
 
 use std::sync::Arc;
 
@@ -12,6 +16,8 @@ use super::value::Value;
 pub(crate) struct SchemaParser {
     schema: ResponseSchema,
     text: String,
+    /// The output passed the buffer limit: content from now on.
+    spilled: bool,
     calls: Calls,
     tools: Option<Arc<Tools>>,
 }
@@ -21,6 +27,7 @@ impl SchemaParser {
         SchemaParser {
             schema: schema.clone(),
             text: String::new(),
+            spilled: false,
             calls: Calls::new(options),
             tools: options.tools.clone(),
         }
@@ -28,11 +35,24 @@ impl SchemaParser {
 }
 
 impl OutputParser for SchemaParser {
-    fn push(&mut self, text: &str, _out: &mut dyn Sink) {
-        self.text.push_str(text);
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        if !self.spilled && self.text.len() + text.len() > self.calls.buffer_limit() {
+            tracing::debug!("output over the buffer limit: response_schema not applied, content");
+            self.spilled = true;
+            let kept = std::mem::take(&mut self.text);
+            self.calls.content(out, &kept);
+        }
+        if self.spilled {
+            self.calls.content(out, text);
+        } else {
+            self.text.push_str(text);
+        }
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
+        if self.spilled {
+            return;
+        }
         let text = std::mem::take(&mut self.text);
         let message = match self.schema.parse(&text) {
             Ok(message) => Value::from_serde(&message),

@@ -255,7 +255,8 @@ impl TemplateParser {
             closed_before: vec![false; spec.fields.len()],
             region: TextRegion::default(),
         };
-        let mut scanner = RegionScanner::new(spec, false);
+        let mut scanner =
+            RegionScanner::new(spec, false).with_buffer_limit(options.limits.call_buffer);
         let reasoning = emitter.roles.iter().position(|r| *r == Role::Reasoning);
         match (&options.prompt_tail, options.stage, reasoning) {
             (Some(prompt), _, _) => {

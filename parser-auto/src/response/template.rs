@@ -694,6 +694,9 @@ pub(crate) struct RegionScanner {
     opened: bool,
     body: String,
     keep_text: bool,
+    /// The most text a structured region (a call) keeps before it is closed; see
+    /// [`RegionScanner::with_buffer_limit`].
+    buffer_limit: usize,
     captures: Vec<(String, Value)>,
     open_text: String,
 }
@@ -734,9 +737,19 @@ impl RegionScanner {
             opened: false,
             body: String::new(),
             keep_text,
+            buffer_limit: usize::MAX,
             captures: Vec::new(),
             open_text: String::new(),
         }
+    }
+
+    /// Bounds the text a structured region keeps ([`parser_core::Limits::call_buffer`]). A region that
+    /// reaches the limit is closed there, as if its close anchor stood at that byte (its body is what
+    /// it kept, which usually does not parse: content, or a call flagged not valid), and the text after
+    /// is scanned as text outside every region. Decided at the same byte for every chunking.
+    pub(crate) fn with_buffer_limit(mut self, bytes: usize) -> Self {
+        self.buffer_limit = bytes;
+        self
     }
 
     /// Feeds the part of the prompt after the last start anchor, as transformers does with `prefix`:
@@ -795,7 +808,9 @@ impl RegionScanner {
                             return;
                         }
                     }
-                    self.release(start, out);
+                    if self.release(start, out) {
+                        continue;
+                    }
                     let anchor_text = self.pending[..end - start].to_string();
                     if open {
                         self.close_current(out, "");
@@ -819,11 +834,15 @@ impl RegionScanner {
                     }
                 }
                 Scan::Hold(at) => {
-                    self.release(at, out);
+                    if self.release(at, out) {
+                        continue;
+                    }
                     return;
                 }
                 Scan::Nothing => {
-                    self.release(self.pending.len(), out);
+                    if self.release(self.pending.len(), out) {
+                        continue;
+                    }
                     if eos {
                         self.close_current(out, "");
                     }
@@ -833,25 +852,52 @@ impl RegionScanner {
         }
     }
 
-    /// Gives the first `len` pending bytes to the current region.
-    fn release(&mut self, len: usize, out: &mut dyn Regions) {
+    /// Gives the first `len` pending bytes to the current region. Returns true when a structured
+    /// region reached the buffer limit and was closed before taking them all: the rest is still
+    /// pending and must be scanned again, now from outside the region.
+    fn release(&mut self, len: usize, out: &mut dyn Regions) -> bool {
         if len == 0 {
-            return;
+            return false;
         }
+        let mut take = len;
+        let mut over_limit = false;
         if let Some(field) = self.current {
             if !self.opened {
                 self.opened = true;
                 out.open(field);
             }
-            let text = &self.pending[..len];
-            if self.keep_text || !self.spec.fields[field].content.is_streamable_text() {
+            let structured = !self.spec.fields[field].content.is_streamable_text();
+            if structured && self.body.len() + len > self.buffer_limit {
+                take = parser_core::fit_within(
+                    &self.pending[..len],
+                    self.body.len(),
+                    self.buffer_limit,
+                );
+                if take == 0 && self.body.is_empty() {
+                    // A limit below one character: take one, so that the scan moves on.
+                    take = self.pending[..len]
+                        .chars()
+                        .next()
+                        .map_or(len, char::len_utf8);
+                }
+                over_limit = true;
+            }
+            let text = &self.pending[..take];
+            if self.keep_text || structured {
                 self.body.push_str(text);
             }
-            out.chunk(field, text);
+            if !text.is_empty() {
+                out.chunk(field, text);
+            }
         }
         // Without an implicit field, text outside every region is discarded, as transformers does:
         // the template's author declared it framing.
-        self.consume(len);
+        self.consume(take);
+        if over_limit {
+            tracing::debug!("response region over the buffer limit: closed there");
+            self.close_current(out, "");
+        }
+        over_limit
     }
 
     fn consume(&mut self, len: usize) {
