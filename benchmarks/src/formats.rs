@@ -332,13 +332,34 @@ pub static AUTO_QWEN3_CODER: Format = Format {
     ..QWEN3_CODER
 };
 
+/// GLM-4.7: `<think>` opened by the prompt, `<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value>`
+/// calls (no schema: every value a string, written raw).
+pub static GLM: Format = Format {
+    key: "glm",
+    name: "GLM-4.7",
+    model: "zai-org/GLM-4.7",
+    output_tail: Some(GLM_REASONING_TAIL),
+    long_argument_model: "zai-org/GLM-4.7",
+    long_argument_tail: Some(GLM_CONTENT_TAIL),
+    reasoning: true,
+    json_arguments: false,
+    prose_end: THINK_END,
+    template: None,
+    output: glm_output,
+    long_argument: glm_long_argument,
+};
+
+// `cargo xtask new-family` inserts a family's `Format` above this line.
+
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
-pub static FORMATS: [&Format; 7] = [
+pub static FORMATS: &[&Format] = &[
     &DEEPSEEK_V31,
     &QWEN3_HERMES,
     &QWEN3_CODER,
     &KIMI_K2,
     &GPT_OSS,
+    &GLM,
+    // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
 ];
@@ -387,6 +408,10 @@ const HARMONY_TAIL: &str = "<|start|>assistant";
 const HARMONY_END: &str = "<|end|>";
 const HARMONY_ANALYSIS: &str = "<|channel|>analysis<|message|>";
 const HARMONY_FINAL: &str = "<|start|>assistant<|channel|>final<|message|>";
+
+// GLM-4.7.
+const GLM_REASONING_TAIL: &str = "<|assistant|><think>";
+const GLM_CONTENT_TAIL: &str = "<|assistant|></think>";
 
 /// Reasoning prose: plain sentences, some non-ASCII text, and `<` characters that are not markers.
 const REASONING_SENTENCES: &[&str] = &[
@@ -528,6 +553,18 @@ fn harmony_call(name: &str, arguments: &str) -> String {
     format!(
         "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>"
     )
+}
+
+/// A GLM-4.7 call: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…</tool_call>`.
+fn glm_call(name: &str, params: &[(&str, &str)]) -> String {
+    let mut out = format!("{TOOL_CALL_OPEN}{name}");
+    for (key, value) in params {
+        out.push_str(&format!(
+            "<arg_key>{key}</arg_key><arg_value>{value}</arg_value>"
+        ));
+    }
+    out.push_str(TOOL_CALL_CLOSE);
+    out
 }
 
 /// A tiny xorshift64 generator: deterministic, dependency-free, good enough to vary prose.
@@ -909,6 +946,61 @@ pub fn gpt_oss_long_argument(arg_bytes: usize) -> LongArgument {
     json_long_argument(arg_bytes, |arguments| harmony_call("write_file", arguments))
 }
 
+/// A GLM-4.7 output, after the prompt tail `<|assistant|><think>`: reasoning, `</think>`, content, three
+/// calls whose values are written raw (numbers too: without a tool schema they are strings).
+///
+/// ```text
+/// …reasoning…</think>Here is what I found…<tool_call>get_weather<arg_key>city</arg_key><arg_value>北京</arg_value><arg_key>unit</arg_key><arg_value>celsius</arg_value></tool_call>…
+/// ```
+///
+/// ```
+/// let output = benchmarks::glm_output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert_eq!(output.matches("<arg_key>").count(), 6);
+/// ```
+pub fn glm_output(total_bytes: usize) -> String {
+    let calls: String = CALLS
+        .iter()
+        .map(|call| {
+            let params: Vec<(&str, &str)> = call
+                .params
+                .iter()
+                .map(|&(key, value)| match value {
+                    Value::Str(v) | Value::Num(v) => (key, v),
+                })
+                .collect();
+            glm_call(call.name, &params)
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", THINK_END)),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One GLM-4.7 `write_file` call whose `content` value is about `arg_bytes` bytes of raw text, after the
+/// prompt tail `<|assistant|></think>`.
+///
+/// ```text
+/// <tool_call>write_file<arg_key>path</arg_key><arg_value>a.txt</arg_value><arg_key>content</arg_key><arg_value>fn main() {\n…</arg_value></tool_call>
+/// ```
+pub fn glm_long_argument(arg_bytes: usize) -> LongArgument {
+    let content = file_text(arg_bytes, false);
+    let output = glm_call(
+        "write_file",
+        &[("path", LONG_ARGUMENT_PATH), ("content", &content)],
+    );
+    LongArgument {
+        output,
+        content,
+        arguments: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -963,6 +1055,20 @@ mod tests {
                 ("<|call|>", 3),
                 ("<|return|>", 0),
             ],
+            // The prompt opened `<think>`.
+            "glm" => &[
+                ("<think>", 0),
+                (THINK_END, 1),
+                (TOOL_CALL_OPEN, 3),
+                (TOOL_CALL_CLOSE, 3),
+                ("<arg_key>", 6),
+                ("</arg_key>", 6),
+                ("<arg_value>", 6),
+                ("</arg_value>", 6),
+            ],
+            // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
+            // a family with generators of its own adds an arm above.
+            _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),
             other => panic!("no markers for {other}"),
         }
     }
@@ -1025,9 +1131,13 @@ mod tests {
                     }
                     None => {
                         assert!(!format.json_arguments);
-                        let framed = format!("<parameter=content>\n{}\n</parameter>", long.content);
+                        let framed = match format.key {
+                            "glm" => format!("<arg_value>{}</arg_value>", long.content),
+                            _ => format!("<parameter=content>\n{}\n</parameter>", long.content),
+                        };
                         assert!(long.output.contains(&framed));
                         assert!(!long.content.contains("</parameter"));
+                        assert!(!long.content.contains("</arg_value"));
                     }
                 }
             }

@@ -9,7 +9,7 @@
 //! run and every machine sees the same bytes.
 //!
 //! - [`FORMATS`]: every output format measured ([`Format`]): DeepSeek V3.1, Qwen3 Hermes, Qwen3-Coder
-//!   XML, Kimi-K2 and GPT-OSS harmony with their family parsers, then the Qwen3 Hermes and Qwen3-Coder
+//!   XML, Kimi-K2, GPT-OSS harmony and GLM-4.7 with their family parsers, then the Qwen3 Hermes and Qwen3-Coder
 //!   workloads again with the generic parser built from each model's chat template (the route of a model
 //!   without a family parser). Each says where its parser comes from ([`ParserFactory`]: a registry
 //!   entry or a template's analysis), the prompt tails, and generates two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
@@ -35,11 +35,11 @@ mod formats;
 
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,
-    GPT_OSS, KIMI_K2, LONG_ARGUMENT_PATH, LongArgument, MODEL, ParserFactory, QWEN3_CODER,
+    GLM, GPT_OSS, KIMI_K2, LONG_ARGUMENT_PATH, LongArgument, MODEL, ParserFactory, QWEN3_CODER,
     QWEN3_HERMES, REASONING_TAIL, TEMPLATES_DIR, deepseek_v31_long_argument, deepseek_v31_output,
-    gpt_oss_long_argument, gpt_oss_output, kimi_k2_long_argument, kimi_k2_output,
-    qwen3_coder_long_argument, qwen3_coder_output, qwen3_hermes_long_argument, qwen3_hermes_output,
-    registered_formats,
+    glm_long_argument, glm_output, gpt_oss_long_argument, gpt_oss_output, kimi_k2_long_argument,
+    kimi_k2_output, qwen3_coder_long_argument, qwen3_coder_output, qwen3_hermes_long_argument,
+    qwen3_hermes_output, registered_formats,
 };
 
 /// Cuts `text` into pieces of `n` characters (the last one may be shorter), never inside a code point.

@@ -44,6 +44,7 @@
 //!   `reasoning_content` or `reasoning`), `finish_reason` (`tool_calls` when calls were made), the final
 //!   message as a `chat.completion` message, and chunks as server-sent events. The examples
 //!   (`one_shot`, `sse_stream`, `model_dir`) show it in a server's loop.
+//! - `glm` (default): GLM-4.5, 4.5-Air, 4.6, 4.7, 4.7-Flash and GLM-5, from `parser-glm`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -76,6 +77,10 @@ pub use parser_kimi as kimi;
 /// The GPT-OSS family (feature `gptoss`).
 #[cfg(feature = "gptoss")]
 pub use parser_gptoss as gptoss;
+
+/// The GLM family (feature `glm`).
+#[cfg(feature = "glm")]
+pub use parser_glm as glm;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -421,5 +426,7 @@ pub fn enabled_families() -> &'static [&'static str] {
         "kimi",
         #[cfg(feature = "gptoss")]
         "gptoss",
+        #[cfg(feature = "glm")]
+        "glm",
     ]
 }

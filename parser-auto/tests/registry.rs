@@ -65,6 +65,10 @@ fn names_and_aliases_are_unique() {
 #[case("deepseek-ai/DeepSeek-V3.2-Speciale", "deepseek-v3.2")]
 #[case("deepseek-ai/DeepSeek-V4-Flash", "deepseek-v4")]
 #[case("DeepSeek-V3.1-FP8", "deepseek-v3.1")]
+#[case("zai-org/GLM-4.5-Air", "glm-4.5")]
+#[case("zai-org/GLM-4.6-FP8", "glm-4.5")]
+#[case("zai-org/GLM-4.7", "glm-4.7")]
+#[case("unsloth/GLM-4.7-Flash-GGUF", "glm-4.7")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -81,6 +85,7 @@ fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parse
 #[case("gpt2")]
 #[case("")]
 #[case("deepseek-ai/Janus-Pro-7B")]
+#[case("THUDM/GLM-4-9B-0414")]
 fn unknown_models_are_a_clear_error(#[case] model: &str) {
     let error = parser_auto::for_model(model, &ParseOptions::new()).unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::UnknownModel(m) if m == model));
@@ -99,6 +104,9 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("deepseek_v32", "deepseek-v3.2")]
 #[case("deepseekv32", "deepseek-v3.2")]
 #[case("deepseek_v4", "deepseek-v4")]
+#[case("glm45", "glm-4.5")]
+#[case("glm4_moe", "glm-4.5")]
+#[case("glm47", "glm-4.7")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }

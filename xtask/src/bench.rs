@@ -1,9 +1,13 @@
-//! `cargo xtask bench [--quick] [--divan] [-- ARGS…]`.
+//! `cargo xtask bench [--quick] [--divan | --peers] [-- ARGS…]`.
 //!
 //! Without `--divan`: `cargo run --release -p benchmarks --bin bench-table`, which measures the performance
 //! targets and prints a markdown table with PASS/MISS (see `benchmarks/src/bin/bench-table.rs`). With
 //! `--divan`: `cargo bench -p benchmarks`, divan's benchmarks with allocation counts
-//! (`benchmarks/benches/parsers.rs`). Output is streamed as it comes; the exit code is the program's.
+//! (`benchmarks/benches/parsers.rs`). With `--peers`: `cargo run --release --manifest-path
+//! peers/Cargo.toml` with `CARGO_TARGET_DIR=<root>/target/peers`, the side-by-side comparison with SGLang's
+//! `tool-parser` and `reasoning-parser` crates (see `peers/src/main.rs`; `peers/` is its own workspace, so
+//! the project's builds never compile the peer crates, and its first build takes about 5 minutes). Output is
+//! streamed as it comes; the exit code is the program's.
 
 use std::ffi::OsString;
 use std::process::{Command, ExitCode};
@@ -13,9 +17,25 @@ use crate::flags;
 /// Runs the benchmarks.
 pub fn run(flags: &flags::Bench) -> Result<ExitCode, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let root = crate::project_root();
     let mut command = Command::new(&cargo);
-    command.current_dir(crate::project_root());
-    if flags.divan {
+    command.current_dir(&root);
+    let mut shown_env = String::new();
+    if flags.peers {
+        let target = root.join("target").join("peers");
+        shown_env = format!("CARGO_TARGET_DIR={} ", target.display());
+        command.env("CARGO_TARGET_DIR", target);
+        command.args([
+            "run",
+            "--release",
+            "--manifest-path",
+            "peers/Cargo.toml",
+            "--",
+        ]);
+        if flags.quick {
+            command.arg("--quick");
+        }
+    } else if flags.divan {
         command.args(["bench", "-p", "benchmarks", "--bench", "parsers"]);
         if flags.quick || !flags.rest.is_empty() {
             command.arg("--");
@@ -38,7 +58,11 @@ pub fn run(flags: &flags::Bench) -> Result<ExitCode, String> {
         }
     }
     command.args(&flags.rest);
-    eprintln!("$ {} {}", cargo.to_string_lossy(), shown_args(&command));
+    eprintln!(
+        "$ {shown_env}{} {}",
+        cargo.to_string_lossy(),
+        shown_args(&command)
+    );
     let status = command
         .status()
         .map_err(|e| format!("cannot run {}: {e}", cargo.to_string_lossy()))?;

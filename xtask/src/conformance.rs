@@ -1,7 +1,7 @@
 //! `cargo xtask conformance [--family NAME] [--verbose]`.
 //!
-//! Loads every `*.jsonl` file under `corpus/vllm/`, `corpus/sglang/` and `corpus/llama_cpp/`
-//! (`parser_core::testing::load_cases`) and, when it exists, `corpus/deviations/*.jsonl`
+//! Loads every `*.jsonl` file under `corpus/vllm/`, `corpus/sglang/`, `corpus/llama_cpp/` and
+//! `corpus/authored/` (`parser_core::testing::load_cases`) and, when it exists, `corpus/deviations/*.jsonl`
 //! (`load_deviations`): a case with a deviation is compared with the deviation's expectation instead of its
 //! own. Each case's model is resolved with `parser_auto::entry_for_model`; a case whose model does not
 //! resolve is counted as "no parser" and skipped. Every other case runs one-shot and under
@@ -27,8 +27,9 @@ use parser_core::testing::{
 
 use crate::flags;
 
-/// The corpus sources, each a directory under `corpus/`.
-const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp"];
+/// The corpus sources, each a directory under `corpus/`: cases transcribed from the peers, and cases
+/// written here (`authored/`, one file per family, started by `cargo xtask new-family`).
+const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "authored"];
 
 /// The results of one corpus file.
 #[derive(Debug, Default)]

@@ -7,15 +7,19 @@ pub const HELP: &str = "\
 cargo xtask <command> [flags]
 
 Commands:
-  bench [--quick] [--divan] [-- ARGS...]
+  bench [--quick] [--divan | --peers] [-- ARGS...]
       Print the benchmark table with targets and PASS/MISS
       (cargo run --release -p benchmarks --bin bench-table).
       --quick   short runs, to check that everything works (numbers not for reporting)
       --divan   run the divan benchmarks instead (cargo bench -p benchmarks)
+      --peers   compare with SGLang's tool-parser / reasoning-parser crates instead
+                (peers/, its own workspace: cargo run --release --manifest-path peers/Cargo.toml,
+                target dir target/peers; the first build takes about 5 minutes); with --quick,
+                also skips SGLang's 200 KB long-argument streams, which take minutes
       ARGS      passed on to the benchmark program (for divan: a filter, --sample-count N, ...)
 
   conformance [--family NAME] [--verbose]
-      Run every corpus case (corpus/{vllm,sglang,llama_cpp}/*.jsonl) one-shot and under every
+      Run every corpus case (corpus/{vllm,sglang,llama_cpp,authored}/*.jsonl) one-shot and under every
       standard chunking, and compare with the expected message (or its deviation).
       --family NAME   only cases whose model resolves to a parser of this family (e.g. deepseek)
       --verbose       print every failure with its message
@@ -28,6 +32,14 @@ Commands:
       misbehaves.
       --all DIR       every *.jinja file of DIR, as one markdown table (template, route,
                       reasoning, tools, key markers)
+
+  new-family NAME
+      Generate a family crate parser-NAME with a starter format (<think> reasoning, JSON calls in
+      <tool_call>...</tool_call>) that builds and passes its tests as generated, and wire it in:
+      workspace members and dependencies, a parser-auto feature NAME (on by default) and
+      re-export, a corpus file corpus/authored/NAME.jsonl and a bench format. NAME: lowercase
+      ASCII letters and digits, starting with a letter. Then make it the real format (see
+      CONTRIBUTING.md).
 
   help
       This text.";
@@ -43,6 +55,8 @@ pub enum Command {
     Conformance(Conformance),
     /// `analyze`.
     Analyze(Analyze),
+    /// `new-family`.
+    NewFamily(NewFamily),
 }
 
 /// Flags of `bench`.
@@ -50,6 +64,8 @@ pub enum Command {
 pub struct Bench {
     /// Run `cargo bench -p benchmarks` instead of the table.
     pub divan: bool,
+    /// Run the side-by-side benchmark against SGLang's parsers (`peers/`) instead of the table.
+    pub peers: bool,
     /// Short runs.
     pub quick: bool,
     /// Arguments after `--`, passed on to the benchmark program.
@@ -74,6 +90,13 @@ pub struct Analyze {
     pub all: Option<PathBuf>,
 }
 
+/// Flags of `new-family`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct NewFamily {
+    /// The family name (checked by the generator).
+    pub name: String,
+}
+
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter();
@@ -87,10 +110,16 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             while let Some(arg) = args.next() {
                 match arg.as_str() {
                     "--divan" => flags.divan = true,
+                    "--peers" => flags.peers = true,
                     "--quick" => flags.quick = true,
                     "--" => flags.rest.extend(args.by_ref()),
                     other => return Err(format!("bench: unknown flag `{other}`")),
                 }
+            }
+            if flags.divan && flags.peers {
+                return Err(
+                    "bench: `--divan` and `--peers` are two different benchmarks".to_owned(),
+                );
             }
             Ok(Command::Bench(flags))
         }
@@ -142,6 +171,15 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 _ => Ok(Command::Analyze(flags)),
             }
         }
+        "new-family" => match (args.next(), args.next()) {
+            (Some(name), None) if !name.starts_with('-') => {
+                Ok(Command::NewFamily(NewFamily { name }))
+            }
+            (None, _) => {
+                Err("new-family: name the family (cargo xtask new-family NAME)".to_owned())
+            }
+            _ => Err("new-family: takes one NAME and no flags".to_owned()),
+        },
         other => Err(format!("unknown command `{other}`")),
     }
 }
@@ -163,8 +201,18 @@ mod tests {
             parse_str("bench --divan -- streaming --sample-count 10"),
             Ok(Command::Bench(Bench {
                 divan: true,
+                peers: false,
                 quick: false,
                 rest: vec!["streaming".into(), "--sample-count".into(), "10".into()],
+            }))
+        );
+        assert_eq!(
+            parse_str("bench --peers --quick"),
+            Ok(Command::Bench(Bench {
+                divan: false,
+                peers: true,
+                quick: true,
+                rest: vec![],
             }))
         );
         assert_eq!(
@@ -218,9 +266,21 @@ mod tests {
     }
 
     #[test]
+    fn new_family_flags() {
+        assert_eq!(
+            parse_str("new-family glm"),
+            Ok(Command::NewFamily(NewFamily { name: "glm".into() }))
+        );
+        for bad in ["new-family", "new-family --x", "new-family a b"] {
+            assert!(parse_str(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn errors() {
         assert!(parse_str("frobnicate").is_err());
         assert!(parse_str("bench --fast").is_err());
+        assert!(parse_str("bench --divan --peers").is_err());
         assert!(parse_str("conformance --family").is_err());
         assert!(parse_str("conformance --family --verbose").is_err());
     }

@@ -14,6 +14,8 @@
 //!   and streamed; see [`conformance`].
 //! - `cargo xtask analyze TEMPLATE...` / `cargo xtask analyze --all DIR`: what the differential analysis
 //!   finds in chat templates, and the route each takes; see [`analyze`].
+//! - `cargo xtask new-family NAME`: a new family crate `parser-NAME`, wired into the workspace, parser-auto,
+//!   the corpus and the benchmarks, that builds and passes its tests as generated; see [`new_family`].
 //! - `cargo xtask help`: this list.
 //!
 //! Each command is a module with a `run` function taking its parsed [`flags`]. Flags are parsed by hand
@@ -24,6 +26,7 @@ mod analyze;
 mod bench;
 mod conformance;
 mod flags;
+mod new_family;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Bench(flags) => bench::run(&flags),
         Command::Conformance(flags) => conformance::run(&flags),
         Command::Analyze(flags) => analyze::run(&flags),
+        Command::NewFamily(flags) => new_family::run(&flags),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");
