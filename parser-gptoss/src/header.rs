@@ -59,8 +59,9 @@ pub(crate) fn parse(text: &str) -> Header<'_> {
         } else {
             let (word, after) = word(rest);
             rest = if word.is_empty() {
-                // A `<` that starts no known marker: skip it.
-                &rest[1..]
+                // A `<` that starts no known marker, or a non-ASCII space (U+00A0, U+0085, …) that the
+                // trim above leaves and `word` stops at: skip that one character.
+                &rest[rest.chars().next().map_or(0, char::len_utf8)..]
             } else {
                 after
             };
@@ -152,6 +153,13 @@ mod tests {
             ("<|channel|>", header(None, None)),
             ("<weird> to=", header(None, None)),
             ("<|channel|>final ", header(Some("final"), None)),
+            // Non-ASCII spaces (found by the fuzzer: they used to panic on a char boundary).
+            ("\u{a0}", header(None, None)),
+            ("<|channel|>\u{85}analysis", header(None, None)),
+            (
+                "<|channel|>final\u{2028}to=functions.f",
+                header(Some("final"), Some("functions.f")),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(parse(text), want, "{text:?}");
