@@ -33,6 +33,18 @@ Commands:
       --all DIR       every *.jinja file of DIR, as one markdown table (template, route,
                       reasoning, tools, key markers)
 
+  fuzz [--family F|all] [--minutes N] [--inputs N] [--seed S] [--jobs J] [-- ARGS...]
+      Adversarial runs (cargo run --release -p fuzz): grammar-generated outputs of each family,
+      damaged by mutators, parsed one-shot and in random chunkings; checks no panic, streaming =
+      one-shot, the call protocol, no leaked marker fragments, and the oracle. Failures are shrunk
+      and written to fuzz/regressions/<family>/, which cargo test -p fuzz re-runs.
+      --family F    deepseek, qwen, kimi, gptoss, glm, generic or all (default all)
+      --minutes N   minutes per family (default 1)
+      --inputs N    inputs per family (with --minutes, whichever comes first)
+      --seed S      the run's seed (default: from the clock, printed)
+      --jobs J      worker threads (default: the number of cores)
+      ARGS          passed on to the fuzz program (--no-write, --quiet, --out DIR, ...)
+
   new-family NAME
       Generate a family crate parser-NAME with a starter format (<think> reasoning, JSON calls in
       <tool_call>...</tool_call>) that builds and passes its tests as generated, and wire it in:
@@ -57,6 +69,8 @@ pub enum Command {
     Analyze(Analyze),
     /// `new-family`.
     NewFamily(NewFamily),
+    /// `fuzz`.
+    Fuzz(Fuzz),
 }
 
 /// Flags of `bench`.
@@ -95,6 +109,60 @@ pub struct Analyze {
 pub struct NewFamily {
     /// The family name (checked by the generator).
     pub name: String,
+}
+
+/// Flags of `fuzz`, passed on to the fuzz program (checked here so that a typo fails before a release
+/// build).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fuzz {
+    /// `--family`: a family name or `all`.
+    pub family: Option<String>,
+    /// `--minutes`, as given (a positive number).
+    pub minutes: Option<String>,
+    /// `--inputs`.
+    pub inputs: Option<u64>,
+    /// `--seed`.
+    pub seed: Option<u64>,
+    /// `--jobs`.
+    pub jobs: Option<usize>,
+    /// Arguments after `--`.
+    pub rest: Vec<String>,
+}
+
+/// Parses `fuzz`'s flags.
+fn parse_fuzz(mut args: impl Iterator<Item = String>) -> Result<Fuzz, String> {
+    let mut flags = Fuzz::default();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            flags.rest.extend(args.by_ref());
+            break;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
+            None => (arg, None),
+        };
+        let value = match name.as_str() {
+            "--family" | "--minutes" | "--inputs" | "--seed" | "--jobs" => {
+                match inline.or_else(|| args.next()) {
+                    Some(value) if !value.starts_with('-') => value,
+                    _ => return Err(format!("fuzz: `{name}` needs a value")),
+                }
+            }
+            other => return Err(format!("fuzz: unknown flag `{other}`")),
+        };
+        let number = |what: &str| format!("fuzz: `{name}` takes {what}, not `{value}`");
+        match name.as_str() {
+            "--family" => flags.family = Some(value),
+            "--minutes" => match value.parse::<f64>() {
+                Ok(minutes) if minutes > 0.0 => flags.minutes = Some(value),
+                _ => return Err(number("a positive number of minutes")),
+            },
+            "--inputs" => flags.inputs = Some(value.parse().map_err(|_| number("a count"))?),
+            "--seed" => flags.seed = Some(value.parse().map_err(|_| number("a number"))?),
+            _ => flags.jobs = Some(value.parse().map_err(|_| number("a count"))?),
+        }
+    }
+    Ok(flags)
 }
 
 /// Parses the arguments after the program name.
@@ -180,6 +248,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             }
             _ => Err("new-family: takes one NAME and no flags".to_owned()),
         },
+        "fuzz" => Ok(Command::Fuzz(parse_fuzz(args)?)),
         other => Err(format!("unknown command `{other}`")),
     }
 }
@@ -283,5 +352,32 @@ mod tests {
         assert!(parse_str("bench --divan --peers").is_err());
         assert!(parse_str("conformance --family").is_err());
         assert!(parse_str("conformance --family --verbose").is_err());
+    }
+
+    #[test]
+    fn fuzz_flags() {
+        assert_eq!(parse_str("fuzz"), Ok(Command::Fuzz(Fuzz::default())));
+        assert_eq!(
+            parse_str(
+                "fuzz --family deepseek --minutes 0.5 --inputs 1000 --seed 7 --jobs=2 -- --quiet"
+            ),
+            Ok(Command::Fuzz(Fuzz {
+                family: Some("deepseek".into()),
+                minutes: Some("0.5".into()),
+                inputs: Some(1000),
+                seed: Some(7),
+                jobs: Some(2),
+                rest: vec!["--quiet".into()],
+            }))
+        );
+        for bad in [
+            "fuzz --family",
+            "fuzz --minutes 0",
+            "fuzz --minutes soon",
+            "fuzz --inputs -3",
+            "fuzz --fast",
+        ] {
+            assert!(parse_str(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -14,6 +14,8 @@
 //!   and streamed; see [`conformance`].
 //! - `cargo xtask analyze TEMPLATE...` / `cargo xtask analyze --all DIR`: what the differential analysis
 //!   finds in chat templates, and the route each takes; see [`analyze`].
+//! - `cargo xtask fuzz [--family F] [--minutes N] [--inputs N] [--seed S] [--jobs J]`: adversarial runs of
+//!   every family's parsers (the `fuzz` crate, in release mode); see [`fuzz`](mod@fuzz).
 //! - `cargo xtask new-family NAME`: a new family crate `parser-NAME`, wired into the workspace, parser-auto,
 //!   the corpus and the benchmarks, that builds and passes its tests as generated; see [`new_family`].
 //! - `cargo xtask help`: this list.
@@ -26,6 +28,7 @@ mod analyze;
 mod bench;
 mod conformance;
 mod flags;
+mod fuzz;
 mod new_family;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Conformance(flags) => conformance::run(&flags),
         Command::Analyze(flags) => analyze::run(&flags),
         Command::NewFamily(flags) => new_family::run(&flags),
+        Command::Fuzz(flags) => fuzz::run(&flags),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");

@@ -194,6 +194,11 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
     let name = c.name(&name_stop(syntax))?;
     if !syntax.content_recipient.is_empty() && name == syntax.content_recipient {
         let rest = c.rest();
+        if rest == "\r" && !eof {
+            // The framing newline may be `\r\n`: decide when its second byte is here, as one-shot
+            // parsing does (found by the fuzzer: `>>>all\r` then `\n` kept the newline as content).
+            return Err(Stop::More);
+        }
         let newline = if rest.starts_with("\r\n") {
             2
         } else {
