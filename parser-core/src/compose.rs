@@ -123,6 +123,18 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
     }
 
     fn block_opener(&mut self, marker: &str) {
+        if let Some(held) = self.held.as_deref_mut() {
+            // A second opener inside a held block: part of the block, unless the block already showed
+            // text outside its calls (then it was reasoning, and this opener starts a new hold).
+            held.spec.push(marker, &mut held.spec_out);
+            let visible = held.spec_out.has_visible_content_after(held.checked);
+            held.checked = held.spec_out.text_len();
+            if !visible {
+                held.raw.push_str(marker);
+                return;
+            }
+            self.release_held();
+        }
         if self.held.is_none() {
             *self.held = Some(Box::new(Held {
                 raw: String::new(),

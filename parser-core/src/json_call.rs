@@ -420,6 +420,10 @@ impl JsonCall {
                     } else if ch == '\\' {
                         self.phase = Phase::NameText { escaped: true };
                     } else if ch == '"' {
+                        if self.name.trim().is_empty() {
+                            // An empty name names no function: not a call (as DeepSeek, Kimi and harmony).
+                            return self.broken(text, pos, eof, end, calls, out);
+                        }
                         self.name_done = true;
                         self.maybe_commit(calls, out);
                         self.phase = Phase::After;

@@ -278,11 +278,16 @@ fn closer_counts(after: &str, eof: bool, syntax: &ValueSyntax) -> Option<bool> {
     if next.is_empty() {
         return if eof { Some(true) } else { None };
     }
-    match followers.find(next, eof) {
-        Some(Found::Marker { start: 0, .. }) => Some(true),
-        Some(Found::Partial { start: 0 }) => None,
-        _ => Some(false),
+    // Only a follower *at* `next` counts: test the markers there rather than searching the rest of the
+    // text (a search would make every literal closer inside a long value cost the whole value: quadratic).
+    let mut partial = false;
+    for marker in followers.groups().iter().flat_map(|group| group.iter()) {
+        if next.starts_with(marker) {
+            return Some(true);
+        }
+        partial |= !eof && marker.starts_with(next);
     }
+    if partial { None } else { Some(false) }
 }
 
 /// One parameter value of a tagged call, as every tagged format reads it: typed by the request's schema,
