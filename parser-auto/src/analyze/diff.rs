@@ -8,7 +8,7 @@
 //! [`until_common_prefix`] / [`after_common_suffix`] cut a render at what two probe values have in common.
 //!
 //! The algorithm follows llama.cpp's auto-parser (`calculate_diff_split`, `segmentize_markers` in
-//! `common/chat-auto-parser-helpers.cpp`), described in `shared/research/llama_cpp.md` §1.2–1.3, and gives the
+//! `common/chat-auto-parser-helpers.cpp`) and gives the
 //! same result on all 46 of its test cases (`corpus/llama_cpp_autoparser/diff_split.jsonl`). It differs on
 //! purpose where llama.cpp loses text or splits what it promises to keep whole:
 //!
