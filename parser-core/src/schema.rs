@@ -116,6 +116,11 @@ impl Tools {
         self.tools.iter().find(|tool| tool.name == name)
     }
 
+    /// The declared type of `function`'s parameter `param`, if the request declares both.
+    pub fn param_type(&self, function: &str, param: &str) -> Option<&ValueType> {
+        self.get(function)?.param(param)
+    }
+
     /// True when there are no tools.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()

@@ -10,7 +10,7 @@
 use crate::deltas::Sink;
 use crate::json::{escape_json_into, leading_ws, needs_escape};
 use crate::scanner::{Found, MarkerSet};
-use crate::schema::ValueType;
+use crate::schema::{Tools, ValueType};
 use crate::tool::Calls;
 
 /// Builds a call's arguments as a JSON object, append-only.
@@ -353,6 +353,25 @@ impl ParamValue {
         if self.is_string() {
             args.string_start(calls, out);
         }
+    }
+
+    /// Writes `key` and starts its value, typed as the request's tools declare `function`'s parameter
+    /// `key`; a parameter they do not declare stays a string (DESIGN §4.8).
+    pub fn open(
+        &mut self,
+        tools: Option<&Tools>,
+        function: &str,
+        key: &str,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) {
+        let value_type = tools
+            .and_then(|tools| tools.param_type(function, key))
+            .cloned()
+            .unwrap_or_default();
+        args.key(calls, out, key);
+        self.start(value_type, args, calls, out);
     }
 
     /// Whether the value streams as a JSON string (rather than being collected).

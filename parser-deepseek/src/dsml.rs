@@ -387,11 +387,8 @@ impl Machine {
 
     fn open_param(&mut self, out: &mut dyn Sink, name: &str, string: Option<&str>) {
         self.flush_wrapper(out);
-        let declared = self
-            .tools
-            .as_ref()
-            .and_then(|tools| tools.get(&self.function))
-            .and_then(|tool| tool.param(name))
+        let declared = (self.tools.as_deref())
+            .and_then(|tools| tools.param_type(&self.function, name))
             .cloned();
         let value_type = declared.unwrap_or(match string {
             Some("false") => ValueType::Any,

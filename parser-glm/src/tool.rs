@@ -241,12 +241,10 @@ impl Machine {
     }
 
     fn open_value(&mut self, out: &mut dyn Sink, key: &str) {
-        // Typed by the schema; a parameter the schema does not declare stays a string (DESIGN §4.8).
-        let tool = self.tools.as_deref().and_then(|t| t.get(&self.function));
-        let value_type = tool.and_then(|t| t.param(key)).cloned().unwrap_or_default();
+        let tools = self.tools.as_deref();
         let (args, calls) = (&mut self.args, &mut self.calls);
-        args.key(calls, out, key);
-        self.value.start(value_type, args, calls, out);
+        self.value
+            .open(tools, &self.function, key, args, calls, out);
         self.state = State::Value;
     }
 }

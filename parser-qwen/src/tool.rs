@@ -413,17 +413,10 @@ impl Machine {
     }
 
     fn open_param(&mut self, out: &mut dyn Sink, key: &str) {
-        // Typed by the schema; a parameter the schema does not declare stays a string (DESIGN §4.8).
-        let value_type = self
-            .tools
-            .as_ref()
-            .and_then(|tools| tools.get(&self.function))
-            .and_then(|tool| tool.param(key))
-            .cloned()
-            .unwrap_or_default();
-        self.args.key(&mut self.calls, out, key);
+        let tools = self.tools.as_deref();
+        let (args, calls) = (&mut self.args, &mut self.calls);
         self.value
-            .start(value_type, &mut self.args, &mut self.calls, out);
+            .open(tools, &self.function, key, args, calls, out);
         self.state = State::Value;
     }
 }
