@@ -70,9 +70,9 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use benchmarks::counting::{Counting, allocations};
 use benchmarks::{
     Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, chunks, consume, stream,
 };
@@ -84,52 +84,8 @@ use tokio::runtime::Runtime;
 use tool_parser::ToolParser;
 use tool_parser::types::ToolCallItem;
 
-/// The counting allocator.
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    /// Allocator calls so far (`alloc`, `alloc_zeroed`, `realloc`; not `dealloc`).
-    pub static CALLS: AtomicU64 = AtomicU64::new(0);
-
-    /// [`System`], counting allocation calls in [`CALLS`].
-    pub struct Counting;
-
-    // SAFETY: every method forwards to `System` with the caller's arguments unchanged, so `System`'s
-    // guarantees are ours; the only addition is a relaxed atomic increment, which neither allocates nor
-    // unwinds.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::alloc`'s contract.
-            unsafe { System.alloc(layout) }
-        }
-
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::alloc_zeroed`'s contract.
-            unsafe { System.alloc_zeroed(layout) }
-        }
-
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::realloc`'s contract.
-            unsafe { System.realloc(ptr, layout, new_size) }
-        }
-
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::dealloc`'s contract.
-            unsafe { System.dealloc(ptr, layout) }
-        }
-    }
-}
-
 #[global_allocator]
-static ALLOC: counting::Counting = counting::Counting;
-
-fn allocations() -> u64 {
-    counting::CALLS.load(Ordering::Relaxed)
-}
+static ALLOC: Counting = Counting;
 
 /// Characters per streamed delta.
 const DELTA: usize = 4;

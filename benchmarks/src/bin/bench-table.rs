@@ -20,7 +20,7 @@
 //! long argument intact), so that the numbers measure the intended parse.
 //!
 //! Timings use [`benchmarks::Harness`] (median of 5 runs, each of at least 200 ms, adaptive iteration
-//! count). Allocations are counted by this binary's global allocator, a wrapper around
+//! count). Allocations are counted by this binary's global allocator ([`benchmarks::counting`]), a wrapper around
 //! [`std::alloc::System`] that counts calls to `alloc`, `alloc_zeroed` and `realloc`.
 //!
 //! Exit status: 0 when the tables were printed, 1 when a workload did not parse as expected (the tables are
@@ -30,9 +30,9 @@ use std::any::Any;
 use std::fmt::Write as _;
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use benchmarks::counting::{self, Counting};
 use benchmarks::{
     DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, chunks,
     consume, stream,
@@ -40,53 +40,8 @@ use benchmarks::{
 use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
 
-/// The counting allocator: the only unsafe code of the crate.
-#[allow(unsafe_code)]
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    /// Allocator calls so far (`alloc`, `alloc_zeroed`, `realloc`; not `dealloc`).
-    pub static CALLS: AtomicU64 = AtomicU64::new(0);
-
-    /// [`System`], counting allocation calls in [`CALLS`].
-    pub struct Counting;
-
-    // SAFETY: every method forwards to `System` with the caller's arguments unchanged, so `System`'s
-    // guarantees are ours; the only addition is a relaxed atomic increment, which neither allocates nor
-    // unwinds.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::alloc`'s contract.
-            unsafe { System.alloc(layout) }
-        }
-
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::alloc_zeroed`'s contract.
-            unsafe { System.alloc_zeroed(layout) }
-        }
-
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::realloc`'s contract.
-            unsafe { System.realloc(ptr, layout, new_size) }
-        }
-
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: forwarded; the caller upholds `GlobalAlloc::dealloc`'s contract.
-            unsafe { System.dealloc(ptr, layout) }
-        }
-    }
-}
-
 #[global_allocator]
-static ALLOC: counting::Counting = counting::Counting;
-
-fn allocations() -> u64 {
-    counting::CALLS.load(Ordering::Relaxed)
-}
+static ALLOC: Counting = Counting;
 
 /// Streaming sizes of the reference format, in bytes.
 const ALL_SIZES: [usize; 3] = [2_000, 20_000, 200_000];
@@ -688,11 +643,11 @@ fn allocations_in_window(parsers: &ParserFactory, pieces: &[&str], from: usize, 
     for piece in &pieces[..from] {
         consume(parser.push(piece));
     }
-    let before = allocations();
+    let before = counting::allocations();
     for piece in &pieces[from..to] {
         consume(parser.push(piece));
     }
-    let counted = allocations() - before;
+    let counted = counting::allocations() - before;
     stream(&mut parser, &pieces[to..]);
     counted
 }
@@ -700,10 +655,10 @@ fn allocations_in_window(parsers: &ParserFactory, pieces: &[&str], from: usize, 
 /// Allocator calls for a whole stream: construction, every push, `finish` (after a warm-up stream).
 fn allocations_whole_stream(parsers: &ParserFactory, pieces: &[&str]) -> u64 {
     stream(&mut parsers.make(), pieces);
-    let before = allocations();
+    let before = counting::allocations();
     let mut parser = parsers.make();
     stream(&mut parser, pieces);
-    let counted = allocations() - before;
+    let counted = counting::allocations() - before;
     drop(parser);
     counted
 }
