@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use parser_auto::template::ChatTemplate;
 use parser_auto::{Limits, ParseOptions, Parser, Policy, Prepared, ReasoningFormat, Tools};
+use parser_core::testing::char_pieces;
 use serde::{Deserialize, Serialize};
 
 /// A parser and the request options it is built with: everything needed to reproduce a run.
@@ -221,26 +222,6 @@ impl Xorshift {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
-}
-
-fn char_pieces(text: &str, mut size: impl FnMut(usize) -> usize) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    let mut count = 0;
-    let mut want = size(0);
-    for (at, _) in text.char_indices().skip(1) {
-        count += 1;
-        if count == want {
-            pieces.push(&text[start..at]);
-            start = at;
-            count = 0;
-            want = size(pieces.len());
-        }
-    }
-    if start < text.len() {
-        pieces.push(&text[start..]);
-    }
-    pieces
 }
 
 fn token_pieces<'t>(

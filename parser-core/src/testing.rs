@@ -249,7 +249,9 @@ impl Chunking {
     }
 }
 
-fn char_pieces(text: &str, mut size: impl FnMut(usize) -> usize) -> Vec<&str> {
+/// Cuts `text` into pieces of `size(i)` characters for the `i`-th piece (the last may be shorter), never
+/// inside a code point.
+pub fn char_pieces(text: &str, mut size: impl FnMut(usize) -> usize) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut start = 0;
     let mut count = 0;
