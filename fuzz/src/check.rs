@@ -146,50 +146,26 @@ pub struct KnownIssue {
 }
 
 /// The known, reported, unfixed issues.
-pub const KNOWN_ISSUES: &[KnownIssue] = &[
-    KnownIssue {
-        id: "dsml-typed-value-over-buffer",
-        summary: "DSML (deepseek-v3.2/v4): a typed (non-string) parameter value longer than \
-                  Limits::call_buffer streams on as a string, but parser-core's ParamValue::run writes \
-                  that string without its key, which DSML defers for typed values (to unwrap an \
-                  `arguments` wrapper), so the arguments come out as `\"12345\"{}`, flagged valid; \
-                  proposed fix: ParamValue takes the deferred key and writes it (ObjectArgs::key) before \
-                  string_start on overflow",
-        matches: |setup, input, failure| {
-            // The same input without the buffer limit is fine: the limit's way out broke it.
-            failure.kind == CheckKind::Json
-                && setup.call_buffer.is_some()
-                && matches!(setup.parser.as_str(), "deepseek-v3.2" | "deepseek-v4")
-                && {
-                    let unlimited = Setup {
-                        call_buffer: None,
-                        ..setup.clone()
-                    };
-                    check(&unlimited, input, &[], None).is_ok()
-                }
-        },
-    },
-    KnownIssue {
-        id: "held-block-drops-eos",
-        summary: "parser-core reasoning.rs / compose.rs: the end-of-sequence tokens a reasoning syntax \
+pub const KNOWN_ISSUES: &[KnownIssue] = &[KnownIssue {
+    id: "held-block-drops-eos",
+    summary: "parser-core reasoning.rs / compose.rs: the end-of-sequence tokens a reasoning syntax \
                   ignores (`<|im_end|>`, `<|endoftext|>`) are dropped from the text of a call block \
                   held inside open reasoning before the speculative tool parser reads it, so a block \
                   that ends the output becomes a call whose values lost them (`a<|im_end|>b` → `ab`), \
                   while the same block after `</think>` keeps them (Qwen3-Coder: markup inside a value \
                   is text); proposed fix: while a block is held (BlockInReasoning::Hold), hand ignored \
                   tokens to the hold as text and drop them only if the block is released as reasoning",
-        matches: |_, input, failure| {
-            // An end token inside the output (not just ending it) while reasoning stays open.
-            let body = input
-                .trim_end()
-                .trim_end_matches("<|im_end|>")
-                .trim_end_matches("<|endoftext|>");
-            failure.kind == CheckKind::Oracle
-                && !input.contains("</think>")
-                && (body.contains("<|im_end|>") || body.contains("<|endoftext|>"))
-        },
+    matches: |_, input, failure| {
+        // An end token inside the output (not just ending it) while reasoning stays open.
+        let body = input
+            .trim_end()
+            .trim_end_matches("<|im_end|>")
+            .trim_end_matches("<|endoftext|>");
+        failure.kind == CheckKind::Oracle
+            && !input.contains("</think>")
+            && (body.contains("<|im_end|>") || body.contains("<|endoftext|>"))
     },
-];
+}];
 
 /// The known issue `failure` is, if any.
 pub fn known_issue(setup: &Setup, input: &str, failure: &Failure) -> Option<&'static KnownIssue> {

@@ -86,34 +86,56 @@ fn arguments_before_the_name(#[case] limits: Limits, #[case] is_call: bool) {
     }
 }
 
-/// A value the schema types as an array is collected and parsed at its end; past the limit it streams
-/// on as a JSON string of the text as written. Nothing is lost either way.
+/// A value typed as an array (by the schema, or by DSML's `string="false"`) is collected and parsed at
+/// its end; past the limit it streams on as a JSON string of the text as written, under its key. Nothing
+/// is lost either way.
 #[rstest]
-#[case::default_limit(Limits::default(), true)]
-#[case::small_limit(SMALL, false)]
-fn schema_typed_value(#[case] limits: Limits, #[case] typed: bool) {
+fn typed_value(
+    #[values("qwen3-coder", "dsml", "dsml-without-schema", "glm")] format: &str,
+    #[values((Limits::default(), true), (SMALL, false))] limit: (Limits, bool),
+) {
+    let (limits, typed) = limit;
     let points = format!("[{}[0, 0]]", long("[1, 2], "));
-    let output = format!(
-        "<tool_call>\n<function=plot>\n<parameter=points>\n{points}\n</parameter>\n</function>\n</tool_call>"
-    );
-    let options = ParseOptions::new()
-        .with_stage(Stage::Content)
-        .with_tools(plot_tools());
-    let message = parse(
-        "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-        options,
-        limits,
-        &output,
-    );
-    assert_eq!(message.tool_calls.len(), 1);
+    let (model, output) = match format {
+        "qwen3-coder" => (
+            "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            format!(
+                "<tool_call>\n<function=plot>\n<parameter=points>\n{points}\n</parameter>\n</function>\n</tool_call>"
+            ),
+        ),
+        // DSML writes a typed value's key late (to unwrap a lone `arguments` wrapper): the limit's way
+        // out must still write it.
+        "dsml" | "dsml-without-schema" => (
+            "deepseek-ai/DeepSeek-V3.2",
+            format!(
+                "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"plot\">\n\
+                 <｜DSML｜parameter name=\"points\" string=\"false\">{points}</｜DSML｜parameter>\n\
+                 </｜DSML｜invoke>\n</｜DSML｜function_calls>"
+            ),
+        ),
+        "glm" => (
+            "zai-org/GLM-4.6",
+            format!(
+                "<tool_call>plot\n<arg_key>points</arg_key>\n<arg_value>{points}</arg_value>\n</tool_call>"
+            ),
+        ),
+        other => unreachable!("format {other}"),
+    };
+    let mut options = ParseOptions::new().with_stage(Stage::Content);
+    if format != "dsml-without-schema" {
+        options = options.with_tools(plot_tools());
+    }
+    let message = parse(model, options, limits, &output);
+    assert_eq!(message.tool_calls.len(), 1, "{message:?}");
     let call = &message.tool_calls[0];
     assert!(call.valid);
     let arguments: serde_json::Value = serde_json::from_str(&call.arguments).expect("JSON");
-    if typed {
-        assert!(arguments["points"].is_array(), "{arguments}");
+    let expected = if typed {
+        serde_json::from_str(&points).expect("points")
     } else {
-        assert_eq!(arguments["points"], serde_json::Value::String(points));
-    }
+        serde_json::Value::String(points)
+    };
+    assert_eq!(arguments, serde_json::json!({"points": expected}));
 }
 
 /// DeepSeek R1's tools-array fallback is read whole before its calls are written; past the limit it is

@@ -294,9 +294,9 @@ fn closer_counts(after: &str, eof: bool, syntax: &ValueSyntax) -> Option<bool> {
 /// a string value streams into the arguments as it arrives, any other value is collected and coerced when
 /// it ends (a number or an object cannot be written before it is complete).
 ///
-/// The caller writes the key (before [`start`](Self::start) or, for a collected value, later), feeds text
-/// to [`run`](Self::run) until it says the value ended, then [`end`](Self::end)s it — also when the
-/// output is cut off inside the value.
+/// The caller writes the key (before [`start`](Self::start), or lets [`open`](Self::open) write it, or
+/// defers it with [`start_deferred`](Self::start_deferred)), feeds text to [`run`](Self::run) until it
+/// says the value ended, then [`end`](Self::end)s it — also when the output is cut off inside the value.
 ///
 /// ```
 /// use parser_core::{Accumulator, Calls, ObjectArgs, ParamStep, ParamValue, ParseOptions, ValueType};
@@ -322,6 +322,11 @@ pub struct ParamValue {
     value_type: ValueType,
     /// The text of a collected (non-string) value.
     collected: String,
+    /// The key of a collected value whose key the caller writes later ([`start_deferred`]); written
+    /// here instead if the value turns into a string.
+    ///
+    /// [`start_deferred`]: ParamValue::start_deferred
+    deferred_key: Option<String>,
 }
 
 /// How [`ParamValue::run`] left the value.
@@ -349,10 +354,43 @@ impl ParamValue {
     ) {
         self.reader = TaggedValue::new();
         self.collected.clear();
+        self.deferred_key = None;
         self.value_type = value_type;
         if self.is_string() {
             args.string_start(calls, out);
         }
+    }
+
+    /// Starts a value of `value_type` for `key`, leaving a collected value's key to the caller, who
+    /// writes it with the value when it ends (DeepSeek's DSML does, to unwrap a lone `arguments`
+    /// wrapper). A string value's key is written at once. Should a collected value turn into a string
+    /// ([`Limits::call_buffer`](crate::Limits)), [`run`](Self::run) writes the key first and
+    /// [`deferred_key`](Self::deferred_key) becomes `None`.
+    pub fn start_deferred(
+        &mut self,
+        value_type: ValueType,
+        key: &str,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) {
+        if value_type.is_string() {
+            args.key(calls, out, key);
+            self.start(value_type, args, calls, out);
+        } else {
+            // Reuse the last key's allocation: `start` forgets it.
+            let mut deferred = self.deferred_key.take().unwrap_or_default();
+            self.start(value_type, args, calls, out);
+            deferred.clear();
+            deferred.push_str(key);
+            self.deferred_key = Some(deferred);
+        }
+    }
+
+    /// The key a collected value started with [`start_deferred`](Self::start_deferred) still waits
+    /// for the caller to write.
+    pub fn deferred_key(&self) -> Option<&str> {
+        self.deferred_key.as_deref()
     }
 
     /// Writes `key` and starts its value, typed as the request's tools declare `function`'s parameter
@@ -392,6 +430,7 @@ impl ParamValue {
         let mut string = self.is_string();
         let limit = calls.buffer_limit();
         let collected = &mut self.collected;
+        let deferred_key = &mut self.deferred_key;
         let (used, end) = self.reader.run(text, eof, syntax, |piece| {
             if string {
                 args.string_chunk(calls, out, piece);
@@ -399,6 +438,9 @@ impl ParamValue {
                 // Too long to collect (`Limits::call_buffer`): the value streams on as a string. A
                 // value is typed only if its whole text is within the limit, so every chunking decides
                 // alike.
+                if let Some(key) = deferred_key.take() {
+                    args.key(calls, out, &key);
+                }
                 args.string_start(calls, out);
                 args.string_chunk(calls, out, collected);
                 args.string_chunk(calls, out, piece);

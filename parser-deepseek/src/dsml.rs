@@ -83,10 +83,8 @@ struct Machine {
     function: String,
     /// The open call's arguments, built append-only.
     args: ObjectArgs,
-    /// The open parameter's value.
+    /// The open parameter's value; a non-string value keeps its key, written with the value.
     value: ParamValue,
-    /// The open parameter's name (non-string types: its key is written with the value).
-    param: String,
     /// A lone `arguments`/`input` wrapper, held until we know whether another parameter follows.
     wrapper: Option<(String, String)>,
     /// The arguments were a JSON object written directly inside `invoke`.
@@ -108,7 +106,6 @@ impl DsmlToolParser {
                 function: String::new(),
                 args: ObjectArgs::new(),
                 value: ParamValue::new(),
-                param: String::new(),
                 wrapper: None,
                 direct_json: false,
                 valid: true,
@@ -135,7 +132,8 @@ impl ToolParser for DsmlToolParser {
                 State::Value => {
                     // The collected text as written: the call is invalid, nothing is typed.
                     m.flush_wrapper(out);
-                    m.args.key(&mut m.calls, out, &m.param);
+                    let key = m.value.deferred_key().unwrap_or_default();
+                    m.args.key(&mut m.calls, out, key);
                     m.args.value(&mut m.calls, out, m.value.collected());
                 }
                 _ => {}
@@ -394,32 +392,24 @@ impl Machine {
             Some("false") => ValueType::Any,
             _ => ValueType::String,
         });
-        if value_type.is_string() {
-            self.args.key(&mut self.calls, out, name);
-        } else {
-            // The key is written with the value, so that a wrapper can still be unwrapped.
-            self.param.clear();
-            self.param.push_str(name);
-        }
+        // A non-string value's key is written with the value, so that a wrapper can still be unwrapped.
         self.value
-            .start(value_type, &mut self.args, &mut self.calls, out);
+            .start_deferred(value_type, name, &mut self.args, &mut self.calls, out);
         self.state = State::Value;
     }
 
     fn close_raw_value(&mut self, out: &mut dyn Sink) {
         let typed = self.value.typed();
+        let param = self.value.deferred_key().unwrap_or_default();
         let schema_silent = self
             .tools
             .as_ref()
             .and_then(|tools| tools.get(&self.function))
-            .is_some_and(|tool| tool.has_params() && tool.param(&self.param).is_none());
-        if self.args.members() == 0
-            && schema_silent
-            && matches!(self.param.as_str(), "arguments" | "input")
-        {
-            self.wrapper = Some((self.param.clone(), typed));
+            .is_some_and(|tool| tool.has_params() && tool.param(param).is_none());
+        if self.args.members() == 0 && schema_silent && matches!(param, "arguments" | "input") {
+            self.wrapper = Some((param.to_owned(), typed));
         } else {
-            self.args.key(&mut self.calls, out, &self.param);
+            self.args.key(&mut self.calls, out, param);
             self.args.value(&mut self.calls, out, &typed);
         }
     }
