@@ -27,6 +27,23 @@ struct Held<T> {
     spec_out: Deltas,
     /// How much of `spec_out`'s text has been checked for visible content.
     checked: usize,
+    /// Bytes of ignored tokens fed to `spec` but not kept in `raw` (they are dropped from reasoning).
+    ignored: usize,
+}
+
+impl<T: ToolParser> Held<T> {
+    /// Feeds `text` to the speculative tool parser; true if it showed text outside its calls.
+    fn speculate(&mut self, text: &str) -> bool {
+        self.spec.push(text, &mut self.spec_out);
+        let visible = self.spec_out.has_visible_content_after(self.checked);
+        self.checked = self.spec_out.text_len();
+        visible
+    }
+
+    /// Bytes held so far, for [`Limits::call_buffer`].
+    fn held_len(&self) -> usize {
+        self.raw.len() + self.ignored
+    }
 }
 
 /// Reasoning parser `R` followed by tool parser `T`.
@@ -97,7 +114,7 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
             self.emit_reasoning(text);
             return;
         };
-        let room = fit_within(text, held.raw.len(), self.buffer_limit);
+        let room = fit_within(text, held.held_len(), self.buffer_limit);
         if room < text.len() {
             // The block reaches the buffer limit: stop holding it. Whatever the text after it, the
             // answer is the same (reasoning), so deciding at the limit agrees with every chunking.
@@ -122,14 +139,32 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
         self.release_held();
     }
 
+    fn ignored(&mut self, marker: &str) {
+        // Dropped from reasoning, but inside a held call it is the call's text, as it would be after
+        // `</think>` (Qwen3-Coder: `a<|im_end|>b` in a value). Outside a call the tool parser would
+        // drop it too, so it is not fed there.
+        let Some(held) = self.held.as_deref_mut() else {
+            return;
+        };
+        if !held.spec.in_block() {
+            return;
+        }
+        if held.held_len() + marker.len() > self.buffer_limit {
+            tracing::debug!("call block inside reasoning over the buffer limit: reasoning text");
+            self.release_held();
+            return;
+        }
+        held.ignored += marker.len();
+        if held.speculate(marker) {
+            self.release_held();
+        }
+    }
+
     fn block_opener(&mut self, marker: &str) {
         if let Some(held) = self.held.as_deref_mut() {
             // A second opener inside a held block: part of the block, unless the block already showed
             // text outside its calls (then it was reasoning, and this opener starts a new hold).
-            held.spec.push(marker, &mut held.spec_out);
-            let visible = held.spec_out.has_visible_content_after(held.checked);
-            held.checked = held.spec_out.text_len();
-            if !visible {
+            if !held.speculate(marker) {
                 held.raw.push_str(marker);
                 return;
             }
@@ -141,6 +176,7 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
                 spec: self.tools.clone(),
                 spec_out: Deltas::new(),
                 checked: 0,
+                ignored: 0,
             }));
         }
         self.reasoning(marker);
@@ -155,10 +191,7 @@ impl<T: ToolParser + Clone> Router<'_, T> {
             return;
         };
         held.raw.push_str(text);
-        held.spec.push(text, &mut held.spec_out);
-        let visible = held.spec_out.has_visible_content_after(held.checked);
-        held.checked = held.spec_out.text_len();
-        if visible {
+        if held.speculate(text) {
             // Text after (or inside) the block: the model is still reasoning.
             self.release_held();
         }

@@ -18,6 +18,9 @@ pub trait ReasoningSink {
     fn block_opener(&mut self, marker: &str) {
         self.reasoning(marker);
     }
+    /// A token the syntax ignores (an end-of-sequence token), dropped from reasoning. Inside a held call
+    /// block it may be text of a call (in a value), so the composed parser still sees it.
+    fn ignored(&mut self, _marker: &str) {}
 }
 
 /// Splits reasoning from the rest of the output, one delta at a time.
@@ -225,7 +228,7 @@ impl ThinkTagReasoningParser {
                                 out.end_of_reasoning();
                                 self.state = State::Passthrough;
                             }
-                            IGNORE => {}
+                            IGNORE => out.ignored(marker),
                             BLOCK => match self.blocks {
                                 BlockInReasoning::Ignore => out.reasoning(marker),
                                 BlockInReasoning::EndsReasoning => {

@@ -291,6 +291,36 @@ fn calls_and_reasoning(
     check_row(&message, reasoning, content, &expected);
 }
 
+// An end token inside a value is the value's text (Qwen3-Coder values are raw text), whether the call
+// follows `</think>` or is held in open reasoning until it ends the output (found by the fuzzer).
+#[rstest]
+#[case::after_the_closer("<think>Plan.</think>")]
+#[case::held_in_open_reasoning("<think>Plan.")]
+fn end_token_inside_a_value_is_kept(
+    #[case] before: &str,
+    #[values(
+        ("<|im_end|>", "{\"s\": \"a<|im_end|>b\"}"),
+        ("<|endoftext|>", "{\"s\": \"a<|endoftext|>b\"}")
+    )]
+    token: (&str, &'static str),
+) {
+    let (token, arguments) = token;
+    let output = format!(
+        "{before}\n<tool_call>\n<function=f>\n<parameter=s>\na{token}b\n</parameter>\n</function>\n</tool_call>{token}"
+    );
+    let message = run(
+        "qwen3-coder",
+        prompt_options(Some(PLAIN_TAIL), None),
+        &output,
+    );
+    check_row(
+        &message,
+        Some("Plan."),
+        None,
+        &[RowCall::Valid("f", arguments)],
+    );
+}
+
 #[test]
 fn forced_open_call_without_closer_is_a_call() {
     let output = format!("The user wants the weather.\n\n{CALL}");
