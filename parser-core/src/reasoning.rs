@@ -285,10 +285,18 @@ fn opener_at(text: &str, openers: &[&str], eof: bool) -> Opener {
 
 impl ReasoningParser for ThinkTagReasoningParser {
     fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
-        if self.state == State::Passthrough && self.carry.held().is_empty() {
-            // Reasoning is over: nothing to scan or hold.
-            out.content(text);
-            return;
+        if self.carry.held().is_empty() {
+            match self.state {
+                // Reasoning is over: nothing to scan or hold.
+                State::Passthrough => return out.content(text),
+                // Most deltas inside reasoning are a few plain characters: no byte of theirs can start
+                // a marker, so they are reasoning as they are (what `run` would find, without its
+                // machinery).
+                State::Reasoning if !self.syntax.markers.may_contain_marker(text) => {
+                    return out.reasoning(text);
+                }
+                _ => {}
+            }
         }
         let mut carry = std::mem::take(&mut self.carry);
         carry.feed(text, self, |me, text| me.run(text, false, out));

@@ -17,6 +17,8 @@
 use memchr::{memchr, memchr2, memchr3};
 
 const MAX_GROUPS: usize = 8;
+/// Up to this many bytes, [`MarkerSet`] looks for a marker's first byte with a table rather than memchr.
+const SHORT_HAYSTACK: usize = 16;
 
 /// A set of literal markers, in groups (for example: openers, closers, tokens to drop).
 ///
@@ -168,7 +170,28 @@ impl MarkerSet {
         bytes.len()
     }
 
+    /// Whether `text` has a byte that starts a marker: when it has none, it holds no marker and no
+    /// partial tail, so [`find`](Self::find) would return `None`. A cheap test for the common delta of a
+    /// few plain characters.
+    ///
+    /// ```
+    /// use parser_core::MarkerSet;
+    /// static SET: MarkerSet = MarkerSet::new(&[&["</think>"]]);
+    /// assert!(!SET.may_contain_marker("So 3 > 2."));
+    /// assert!(SET.may_contain_marker("a <")); // `<` may start `</think>`
+    /// ```
+    #[inline]
+    pub fn may_contain_marker(&self, text: &str) -> bool {
+        self.next_candidate(text.as_bytes()).is_some()
+    }
+
+    #[inline]
     fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
+        // A streamed delta is a token or a few: a table lookup per byte beats memchr's dispatch and
+        // setup there.
+        if hay.len() <= SHORT_HAYSTACK {
+            return hay.iter().position(|&b| self.first[b as usize]);
+        }
         match self.needle_count {
             0 => None,
             1 => memchr(self.needles[0], hay),
@@ -400,6 +423,47 @@ mod tests {
             })
         );
         assert_eq!(SET.find("xxd", false), Some(Found::Partial { start: 2 }));
+    }
+
+    /// Short texts are searched with the first-byte table, longer ones with memchr (one to three first
+    /// bytes) or the table: every length, and every marker position, finds the same.
+    #[test]
+    fn short_and_long_texts_find_alike() {
+        static ONE: MarkerSet = MarkerSet::new(&[&["<m>"]]);
+        static TWO: MarkerSet = MarkerSet::new(&[&["<m>"], &["[m]"]]);
+        static THREE: MarkerSet = MarkerSet::new(&[&["<m>"], &["[m]", "{m}"]]);
+        static FOUR: MarkerSet = MarkerSet::new(&[&["<m>", "[m]", "{m}", "(m)"]]);
+        for (set, marker) in [
+            (&ONE, "<m>"),
+            (&TWO, "[m]"),
+            (&THREE, "{m}"),
+            (&FOUR, "(m)"),
+        ] {
+            for len in 0..2 * SHORT_HAYSTACK {
+                for at in 0..=len {
+                    let text = format!("{}{marker}{}", "x".repeat(at), "y".repeat(len - at));
+                    let found = Some(Found::Marker {
+                        start: at,
+                        end: at + 3,
+                        // Each `marker` is the last of its set's last group.
+                        group: set.group_count - 1,
+                        index: set.groups()[set.group_count - 1]
+                            .iter()
+                            .position(|m| *m == marker)
+                            .unwrap_or(0),
+                    });
+                    assert_eq!(set.find(&text, false), found, "{text:?}");
+                    assert!(set.may_contain_marker(&text));
+                    let partial = format!("{}{}", "x".repeat(len), &marker[..2]);
+                    assert_eq!(
+                        set.find(&partial, false),
+                        Some(Found::Partial { start: len }),
+                        "{partial:?}"
+                    );
+                    assert!(!set.may_contain_marker(&"x".repeat(len)));
+                }
+            }
+        }
     }
 
     #[test]
