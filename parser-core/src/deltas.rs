@@ -88,6 +88,18 @@ enum Kind {
     End { index: usize, valid: bool },
 }
 
+impl Kind {
+    /// Whether text of kind `next` right after an event of this kind extends it.
+    #[inline]
+    fn merges_with(self, next: Kind) -> bool {
+        match (self, next) {
+            (Kind::Reasoning, Kind::Reasoning) | (Kind::Content, Kind::Content) => true,
+            (Kind::Arguments { index: a }, Kind::Arguments { index: b }) => a == b,
+            _ => false,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Event {
     kind: Kind,
@@ -222,25 +234,21 @@ impl Deltas {
     }
 
     /// Appends text to the last event when it has the same kind, else opens a new event.
+    #[inline]
     fn append(&mut self, kind: Kind, text: &str) {
         if text.is_empty() {
             return;
         }
-        let mergeable = match (self.events.last().map(|e| e.kind), kind) {
-            (Some(Kind::Reasoning), Kind::Reasoning) | (Some(Kind::Content), Kind::Content) => true,
-            (Some(Kind::Arguments { index: a }), Kind::Arguments { index: b }) => a == b,
-            _ => false,
-        };
         self.text.push_str(text);
         let end = self.offset();
-        if mergeable {
-            if let Some(last) = self.events.last_mut() {
-                last.end = end;
-            }
-        } else {
-            let start = end - text.len() as u32;
-            self.events.push(Event { kind, start, end });
+        if let Some(last) = self.events.last_mut()
+            && last.kind.merges_with(kind)
+        {
+            last.end = end;
+            return;
         }
+        let start = end.saturating_sub(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        self.events.push(Event { kind, start, end });
     }
 }
 
