@@ -173,6 +173,16 @@ fn signature_entry(source: &str) -> Option<&'static str> {
     if source.contains("<｜DSML｜") {
         return Some("deepseek-v3.2");
     }
+    if source.contains("<arg_key>") && source.contains("<arg_value>") {
+        // GLM-4.7 and later open `<think>` in the generation prompt (after the last `<|assistant|>`);
+        // GLM-4.5/4.6 leave it to the model (and render `<think></think>` only with thinking off).
+        let generation_prompt = source.rsplit("<|assistant|>").next().unwrap_or_default();
+        return Some(if generation_prompt.contains("'<think>'") {
+            "glm-4.7"
+        } else {
+            "glm-4.5"
+        });
+    }
     if source.contains("<｜tool▁calls▁begin｜>") || source.contains("<｜tool▁sep｜>") {
         // R1 and V3 write `function<｜tool▁sep｜>NAME` and a ```json fence; V3.1 writes `NAME<｜tool▁sep｜>`.
         return Some(if source.contains("```json") {

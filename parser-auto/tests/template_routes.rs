@@ -1,0 +1,108 @@
+//! The route every chat template in `templates/` takes when the model name is unknown: a family parser
+//! when the template carries a token only that family writes, plain content when the analysis finds no
+//! marker, the analyzer's generic parser otherwise. A new signature, or an analysis that changes its
+//! mind, shows up here as a changed row.
+
+use std::path::{Path, PathBuf};
+
+use parser_auto::Route;
+use parser_auto::template::ChatTemplate;
+use parser_core::ParseOptions;
+
+fn templates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates")
+}
+
+/// Templates routed to a family by signature.
+const BY_SIGNATURE: &[(&str, &str)] = &[
+    ("GLM-4.6.jinja", "glm-4.5"),
+    ("GLM-4.7-Flash.jinja", "glm-4.7"),
+    ("Kimi-K2-Instruct.jinja", "kimi-k2"),
+    ("Kimi-K2-Thinking.jinja", "kimi-k2-thinking"),
+    (
+        "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
+        "deepseek-r1",
+    ),
+    (
+        "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
+        "deepseek-r1",
+    ),
+    ("deepseek-ai-DeepSeek-V3.1.jinja", "deepseek-v3.1"),
+    ("llama-cpp-deepseek-r1.jinja", "deepseek-r1"),
+    ("moonshotai-Kimi-K2.jinja", "kimi-k2"),
+    ("openai-gpt-oss-120b.jinja", "gpt-oss"),
+];
+
+/// Templates whose analysis finds no tool, reasoning or content marker.
+const PLAIN: &[&str] = &[
+    "google-gemma-2-2b-it.jinja",
+    "microsoft-Phi-3.5-mini-instruct.jinja",
+];
+
+#[test]
+fn every_template_takes_its_route() {
+    let mut files: Vec<String> = std::fs::read_dir(templates_dir())
+        .expect("templates/")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".jinja"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 47, "{} templates", files.len());
+    let mut wrong = Vec::new();
+    for file in &files {
+        let template = ChatTemplate::from_file(&templates_dir().join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let expected = match BY_SIGNATURE.iter().find(|(name, _)| name == file) {
+            Some((_, family)) => Route::TemplateSignature(family),
+            None if PLAIN.contains(&file.as_str()) => Route::PlainContent,
+            None => Route::Analyzer,
+        };
+        let route = parser_auto::route_for_template(&template);
+        let prepared = parser_auto::prepare(None, Some(&template)).expect("a template resolves");
+        if route != expected || prepared.route != expected {
+            wrong.push(format!(
+                "{file}: {route} (prepare: {}), expected {expected}",
+                prepared.route
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// GLM's templates reach the GLM family, which reads both call layouts and takes its stage from the
+/// rendered prompt.
+#[test]
+fn glm_templates_parse_with_the_glm_family() {
+    for (file, tail, output, reasoning) in [
+        (
+            "GLM-4.6.jinja",
+            "<|user|>\nWeather?<|assistant|>",
+            "\n<think>Look it up.</think>\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+            "Look it up.",
+        ),
+        (
+            "GLM-4.7-Flash.jinja",
+            "<|user|>Weather?<|assistant|><think>",
+            "Look it up.</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+            "Look it up.",
+        ),
+    ] {
+        let template = ChatTemplate::from_file(&templates_dir().join(file)).expect("template");
+        let options = ParseOptions::new().with_prompt_tail(tail);
+        let resolved = parser_auto::for_template(&template, &options);
+        let message = resolved.parser.parse(output);
+        assert_eq!(message.reasoning.as_deref(), Some(reasoning), "{file}");
+        assert_eq!(message.tool_calls.len(), 1, "{file}: {message:?}");
+        assert_eq!(message.tool_calls[0].name, "get_weather");
+        assert_eq!(
+            message.tool_calls[0].arguments, r#"{"city": "Paris"}"#,
+            "{file}"
+        );
+    }
+}
