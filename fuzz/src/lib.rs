@@ -131,3 +131,21 @@ impl std::fmt::Display for Family {
         f.write_str(self.name())
     }
 }
+
+/// Inputs of a [`test_run`]: a few seconds per family in a debug build.
+pub const TEST_INPUTS: u64 = 3000;
+
+/// The short deterministic run a test suite makes (fixed seed, no big inputs): every generator, mutator
+/// and check of `family` exercised. Each family crate's property test calls it, so that this crate's
+/// grammar is the one generator of the family's outputs (`cargo xtask fuzz` runs the long ones).
+///
+/// # Panics
+/// When a check fails, with the report (the failing inputs, shrunk, and what went wrong).
+pub fn test_run(family: Family) {
+    let mut budget = Budget::inputs(TEST_INPUTS).with_seed(0x5eed_2026);
+    budget.big_inputs = false;
+    let report = run(family, &budget);
+    eprint!("{report}");
+    assert_eq!(report.inputs, TEST_INPUTS, "{report}");
+    assert!(report.is_clean(), "{report}");
+}

@@ -6,3 +6,4 @@ use parser_glm as _;
 
 mod behaviour;
 mod corpus;
+mod properties;
