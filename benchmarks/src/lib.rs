@@ -148,6 +148,33 @@ pub fn options(prompt_tail: &str) -> ParseOptions {
     ParseOptions::new().with_prompt_tail(prompt_tail)
 }
 
+/// A benchmark table row's verdict against its target (`bench-table` and the peers comparison).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The target is met.
+    Pass,
+    /// The target is missed.
+    Miss,
+    /// No target: the row is for information.
+    Info,
+}
+
+impl Status {
+    /// `Pass` when `ok`, else `Miss`.
+    pub fn check(ok: bool) -> Self {
+        if ok { Status::Pass } else { Status::Miss }
+    }
+
+    /// The table cell: `PASS`, `**MISS**` (bold in markdown) or `info`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Miss => "**MISS**",
+            Status::Info => "info",
+        }
+    }
+}
+
 /// Feeds every piece to `parser`, then finishes it, reading every delta it produces (so that producing and
 /// viewing the deltas is part of what is measured). Returns the number of pushes, `finish` not included.
 pub fn stream(parser: &mut Parser, pieces: &[&str]) -> usize {

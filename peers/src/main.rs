@@ -74,7 +74,8 @@ use std::time::{Duration, Instant};
 
 use benchmarks::counting::{Counting, allocations};
 use benchmarks::{
-    Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, chunks, consume, stream,
+    Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status, chunks, consume,
+    stream,
 };
 use openai_protocol::common::Tool;
 use parser_auto::{ParsedMessage, Parser};
@@ -868,27 +869,6 @@ fn single_runs<S>(
 // ---------------------------------------------------------------------------------------------------
 // The tables.
 // ---------------------------------------------------------------------------------------------------
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Pass,
-    Miss,
-    Info,
-}
-
-impl Status {
-    fn check(ok: bool) -> Self {
-        if ok { Status::Pass } else { Status::Miss }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Status::Pass => "PASS",
-            Status::Miss => "**MISS**",
-            Status::Info => "info",
-        }
-    }
-}
 
 struct Row {
     what: String,

@@ -34,8 +34,8 @@ use std::time::Duration;
 
 use benchmarks::counting::{self, Counting};
 use benchmarks::{
-    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, chunks,
-    consume, stream,
+    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status,
+    chunks, consume, stream,
 };
 use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
@@ -55,27 +55,6 @@ const LARGE_SIZE: usize = 200_000;
 const ONE_SHOT: usize = 100_000;
 /// Characters per streamed delta.
 const DELTA: usize = 4;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Pass,
-    Miss,
-    Info,
-}
-
-impl Status {
-    fn check(ok: bool) -> Self {
-        if ok { Status::Pass } else { Status::Miss }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Status::Pass => "PASS",
-            Status::Miss => "**MISS**",
-            Status::Info => "info",
-        }
-    }
-}
 
 struct Row {
     what: String,
