@@ -22,6 +22,17 @@ pub enum ErrorKind {
     InvalidTools(String),
     /// An option value is not valid.
     InvalidOption(String),
+    /// A budget ran out: one of [`crate::TemplateLimits`] while a chat template rendered or was analysed,
+    /// or a size cap on a configuration (a response-format regex or schema). `limit` names the field
+    /// of the limits (`"fuel"`, `"output_bytes"`, …); `message` says what ran out, where, and how far the
+    /// work had got.
+    LimitExceeded {
+        /// The limit that was reached, as its field is named in [`crate::TemplateLimits`] (or
+        /// `"regex_size"`, `"schema_depth"` for configurations).
+        limit: &'static str,
+        /// What ran out, in which template, and how far it got.
+        message: String,
+    },
 }
 
 impl Error {
@@ -49,6 +60,9 @@ impl fmt::Display for Error {
             ),
             ErrorKind::InvalidTools(why) => write!(f, "invalid tools: {why}"),
             ErrorKind::InvalidOption(why) => write!(f, "invalid option: {why}"),
+            ErrorKind::LimitExceeded { limit, message } => {
+                write!(f, "limit `{limit}` exceeded: {message}")
+            }
         }
     }
 }

@@ -132,7 +132,7 @@ pub use json::{
 };
 pub use json_call::{CallEnd, JsonCall, JsonCallFields};
 pub use message::{ParsedMessage, Stage, ToolCall};
-pub use options::{Limits, ParseOptions, Policy, ReasoningFormat, SpecialTokens};
+pub use options::{Limits, ParseOptions, Policy, ReasoningFormat, SpecialTokens, TemplateLimits};
 pub use preview::preview_arguments;
 pub use reasoning::{
     BlockInReasoning, NoReasoning, ReasoningParser, ReasoningSink, ReasoningSyntax,

@@ -160,6 +160,78 @@ impl Default for Limits {
     }
 }
 
+/// The budget of one chat-template render: a template comes from a model directory, so whoever
+/// published the model wrote code that the server runs on every request.
+///
+/// Every render the library makes (`ChatTemplate::render`, `render_prompt`, `render_request`,
+/// `render_new_message`, the capability probes and every render of the template analysis) runs under
+/// these limits. Going over one is an [`Error`](crate::Error) of kind
+/// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) naming the limit, the template and how
+/// far the render got; never a panic, never an abort, and the memory a render can take is bounded by the
+/// byte limits below (a few times [`work_bytes`](Self::work_bytes) at most).
+///
+/// The defaults are at least 100 times the largest use measured over every render of the 47 reference
+/// templates, the render parity fixtures and the template analyses (see each field), and small enough that
+/// a hostile template fails in well under a second.
+///
+/// ```
+/// use parser_core::TemplateLimits;
+/// let tight = TemplateLimits { fuel: 50_000, ..TemplateLimits::default() };
+/// assert!(tight.fuel < TemplateLimits::default().fuel);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TemplateLimits {
+    /// Template instructions one render may execute (minijinja's fuel: one unit per instruction, most
+    /// instructions). Bounds loops, including nested `range` loops that build nothing.
+    pub fuel: u64,
+    /// Bytes of one rendered prompt.
+    pub output_bytes: usize,
+    /// Bytes of any one string a template builds (`~`, `+`, `*`, `join`, `replace`, `format`, `center`,
+    /// `indent`, `tojson`, string methods, …), checked before the string is allocated.
+    pub value_bytes: usize,
+    /// Items of any one list a template builds (`*`, `+`, `append`, `extend`, `batch`, `list`, …), and
+    /// the depth to which lists and dicts may nest.
+    pub list_items: usize,
+    /// Bytes a render may produce in all: output, output captured by macros and `{% set %}` blocks, every
+    /// string and list (8 bytes an item) built, and the bytes scanned by operations that read a whole
+    /// value. Bounds the time and memory of copying, which instruction fuel does not see (a loop that
+    /// doubles a string takes few instructions).
+    pub work_bytes: u64,
+    /// Depth of nested macro calls and recursive loops. minijinja caps it at 500 whatever is set here.
+    pub recursion: usize,
+}
+
+impl TemplateLimits {
+    /// The default [`fuel`](Self::fuel).
+    pub const DEFAULT_FUEL: u64 = 10_000_000;
+    /// The default [`output_bytes`](Self::output_bytes): 16 MiB.
+    pub const DEFAULT_OUTPUT_BYTES: usize = 16 << 20;
+    /// The default [`value_bytes`](Self::value_bytes): 16 MiB.
+    pub const DEFAULT_VALUE_BYTES: usize = 16 << 20;
+    /// The default [`list_items`](Self::list_items).
+    pub const DEFAULT_LIST_ITEMS: usize = 1 << 20;
+    /// The default [`work_bytes`](Self::work_bytes): 256 MiB.
+    pub const DEFAULT_WORK_BYTES: u64 = 256 << 20;
+    /// The default [`recursion`](Self::recursion).
+    pub const DEFAULT_RECURSION: usize = 500;
+    /// Depth to which template values (lists and dicts) may nest: printing, comparing and dropping a
+    /// value recurse once a level, so a deeper value could overflow the stack.
+    pub const MAX_NESTING: usize = 128;
+}
+
+impl Default for TemplateLimits {
+    fn default() -> Self {
+        TemplateLimits {
+            fuel: Self::DEFAULT_FUEL,
+            output_bytes: Self::DEFAULT_OUTPUT_BYTES,
+            value_bytes: Self::DEFAULT_VALUE_BYTES,
+            list_items: Self::DEFAULT_LIST_ITEMS,
+            work_bytes: Self::DEFAULT_WORK_BYTES,
+            recursion: Self::DEFAULT_RECURSION,
+        }
+    }
+}
+
 impl ParseOptions {
     /// No information: the family defaults apply.
     pub fn new() -> Self {

@@ -44,25 +44,69 @@ const ID_FIRST: &str = "call00001";
 const ID_SECOND: &str = "call00002";
 const ID_ALT: &str = "call99999";
 
+/// How many renders' worth of [`TemplateLimits::fuel`](crate::template::TemplateLimits::fuel) one
+/// analysis may spend in all. An analysis makes some 60 small renders; the 47 reference templates spend
+/// at most a few hundred thousand instructions on a whole analysis (see `tests/template_budget.rs`).
+pub const ANALYSIS_FUEL_RENDERS: u64 = 2;
+
 /// Analyses a chat template. Never fails: what cannot be determined is left empty and noted.
+///
+/// The analysis is bounded as a whole: its renders share a fuel budget of [`ANALYSIS_FUEL_RENDERS`]
+/// times the template's per-render fuel, and each runs under the template's limits. A template that runs
+/// into a limit is treated as one that cannot be analysed: the result is empty (parsing falls back to
+/// plain content), with a note and a `tracing` warning saying which limit.
 pub fn analyze(template: &ChatTemplate) -> Analysis {
-    let probe = Probe { template };
-    let mut analysis = Analysis::default();
-    probe.capabilities(&mut analysis);
-    probe.generation_prompts(&mut analysis);
-    probe.reasoning(&mut analysis);
-    probe.content(&mut analysis);
-    probe.end_of_turn(&mut analysis);
-    if analysis.capabilities.tool_calls {
-        probe.tools(&mut analysis);
+    analyze_measured(template).0
+}
+
+/// [`analyze`], also returning the fuel (template instructions) the analysis spent in all: for sizing
+/// [`TemplateLimits`](crate::template::TemplateLimits) to a deployment's templates.
+pub fn analyze_measured(template: &ChatTemplate) -> (Analysis, u64) {
+    let budget = template.limits().fuel.saturating_mul(ANALYSIS_FUEL_RENDERS);
+    let budgeted = template.with_shared_fuel(budget);
+    let probe = Probe {
+        template: &budgeted,
+        limit_hit: std::cell::RefCell::new(None),
+    };
+    let analysis = probe.analysis();
+    let spent = budget.saturating_sub(budgeted.shared_fuel_left().unwrap_or(budget));
+    if let Some(err) = probe.limit_hit.take() {
+        tracing::warn!(
+            template = template.name(),
+            %err,
+            "the chat template ran into a render limit while being analysed: it is not analysed"
+        );
+        let mut empty = Analysis::default();
+        empty.notes.push(format!(
+            "analysis stopped, the template ran into a render limit: {err}"
+        ));
+        return (empty, spent);
     }
-    workarounds(template.source(), &mut analysis);
-    collect_preserved_tokens(&mut analysis);
-    analysis
+    (analysis, spent)
+}
+
+impl Probe<'_> {
+    fn analysis(&self) -> Analysis {
+        let probe = self;
+        let mut analysis = Analysis::default();
+        probe.capabilities(&mut analysis);
+        probe.generation_prompts(&mut analysis);
+        probe.reasoning(&mut analysis);
+        probe.content(&mut analysis);
+        probe.end_of_turn(&mut analysis);
+        if analysis.capabilities.tool_calls {
+            probe.tools(&mut analysis);
+        }
+        workarounds(self.template.source(), &mut analysis);
+        collect_preserved_tokens(&mut analysis);
+        analysis
+    }
 }
 
 struct Probe<'t> {
     template: &'t ChatTemplate,
+    /// The first render that ran into a limit: the analysis stops there.
+    limit_hit: std::cell::RefCell<Option<parser_core::Error>>,
 }
 
 fn user(text: &str) -> Value {
@@ -124,7 +168,18 @@ impl Probe<'_> {
             enable_thinking: thinking,
             extra,
         };
-        self.template.render(&input).ok()
+        if self.limit_hit.borrow().is_some() {
+            return None;
+        }
+        match self.template.render(&input) {
+            Ok(text) => Some(text),
+            Err(err) => {
+                if matches!(err.kind(), parser_core::ErrorKind::LimitExceeded { .. }) {
+                    self.limit_hit.borrow_mut().get_or_insert(err);
+                }
+                None
+            }
+        }
     }
 
     /// A conversation rendered with tools, no generation prompt, thinking on.

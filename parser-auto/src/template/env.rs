@@ -6,32 +6,42 @@ use std::borrow::Cow;
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Kwargs, Value};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State};
+use parser_core::TemplateLimits;
 
 use super::pyjson;
 use super::strftime;
 use super::values;
 
 mod filters;
+mod guarded;
 mod markup;
 pub(crate) mod pystr;
 
-/// A fresh environment with the chat-template globals, filters, tests and methods, and `source` added
-/// as template `name`.
-pub(crate) fn build(name: &str, source: &str) -> Result<Environment<'static>, Error> {
+/// Hugging Face's syntax: ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True), Jinja's
+/// default keep_trailing_newline=False.
+pub(crate) fn syntax() -> SyntaxConfig {
+    SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(false)
+        .build()
+        .unwrap_or_default()
+}
+
+/// A fresh environment with the chat-template globals, filters, tests and methods, the budget's guard
+/// functions, and `limits`' fuel and recursion depth. Templates are not added to it: they are compiled
+/// by [`super::budget::Compiled`], which rewrites them for the budget.
+pub(crate) fn build(limits: &TemplateLimits) -> Environment<'static> {
     let mut env = Environment::new();
-    // Hugging Face: ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True), Jinja's default
-    // keep_trailing_newline=False, no auto-escaping.
-    env.set_syntax(
-        SyntaxConfig::builder()
-            .trim_blocks(true)
-            .lstrip_blocks(true)
-            .keep_trailing_newline(false)
-            .build()?,
-    );
+    env.set_syntax(syntax());
+    env.set_fuel(Some(limits.fuel));
+    env.set_recursion_limit(limits.recursion);
+    super::budget::register(&mut env);
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_unknown_method_callback(unknown_method);
     env.set_formatter(filters::format_value);
 
+    guarded::register(&mut env);
     env.add_filter("tojson", pyjson::tojson_filter);
     env.add_filter("string", filters::string);
     env.add_filter("join", filters::join);
@@ -54,11 +64,14 @@ pub(crate) fn build(name: &str, source: &str) -> Result<Environment<'static>, Er
         strftime::strftime_now(&format)
     });
     env.add_function(markup::CONCAT_FN, markup::concat);
+    env
+}
 
+/// The template text minijinja compiles: Hugging Face's `{% generation %}` tags and `Markup` `+` chains
+/// rewritten (see [`strip_generation_tags`] and [`markup`]).
+pub(crate) fn prepare_source(source: &str) -> String {
     let source = strip_generation_tags(source);
-    let source = markup::rewrite(&source).unwrap_or(source);
-    env.add_template_owned(name.to_string(), source)?;
-    Ok(env)
+    markup::rewrite(&source).unwrap_or(source)
 }
 
 /// Methods on primitives: minijinja-contrib's Python compatibility layer first, then a few more string
@@ -69,10 +82,11 @@ fn unknown_method(
     method: &str,
     args: &[Value],
 ) -> Result<Value, Error> {
-    if let Some(s) = value.as_str()
-        && let Some(result) = filters::string_method(s, method, args)
-    {
-        return result;
+    if let Some(s) = value.as_str() {
+        guarded::check_string_method(s, method, args)?;
+        if let Some(result) = filters::string_method(s, method, args) {
+            return result;
+        }
     }
     match minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args) {
         Err(err) if err.kind() == ErrorKind::UnknownMethod => {}
@@ -155,13 +169,20 @@ fn indent(
                         "indent: width must be an integer or a string",
                     )
                 })?;
-                " ".repeat(usize::try_from(n).unwrap_or(0))
+                let width = usize::try_from(n).unwrap_or(0);
+                super::budget::check_string(width, "`indent`")?;
+                " ".repeat(width)
             }
         },
     };
     // Jinja: `s += "\n"` (so that a trailing newline survives splitlines), then rejoin with "\n".
     let text = format!("{value}\n");
     let lines = pystr::splitlines(&text, false);
+    super::budget::check_string(
+        text.len()
+            .saturating_add(lines.len().saturating_mul(indention.len())),
+        "`indent`",
+    )?;
     let mut out = String::with_capacity(text.len() + lines.len() * indention.len());
     if blank {
         for (i, line) in lines.iter().enumerate() {
@@ -250,8 +271,15 @@ mod tests {
     use super::*;
 
     fn render(source: &str, ctx: Value) -> Result<String, Error> {
-        let env = build("t", source)?;
-        env.get_template("t")?.render(ctx)
+        let limits = TemplateLimits::default();
+        let env = build(&limits);
+        let compiled = super::super::budget::Compiled::compile(
+            "t",
+            prepare_source(source),
+            syntax(),
+            &limits,
+        )?;
+        super::super::budget::render(&env, &compiled, ctx, limits, u64::MAX).0
     }
 
     #[test]

@@ -47,6 +47,7 @@
 //! template once and [`ChatTemplate::render`] converts the arguments accordingly, whichever form the
 //! messages carry.
 
+mod budget;
 mod env;
 mod load;
 mod polyfill;
@@ -57,12 +58,15 @@ mod values;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use minijinja::Environment;
 use minijinja::value::{Value, ValueKind};
-use parser_core::{Error, ParseOptions, SpecialTokens, Tools};
+pub use parser_core::TemplateLimits;
+use parser_core::{Error, ErrorKind, ParseOptions, SpecialTokens, Tools};
 
+pub use budget::RenderStats;
 pub use polyfill::{Capabilities, Polyfill};
 
 pub(crate) use env::pystr::is_space as python_isspace;
@@ -83,6 +87,10 @@ pub struct ChatTemplate {
     eos_token: String,
     special_tokens: Option<Arc<SpecialTokens>>,
     env: Arc<Environment<'static>>,
+    compiled: Arc<budget::Compiled>,
+    limits: TemplateLimits,
+    /// Fuel left to a group of renders that share one budget (the template analysis), if any.
+    shared_fuel: Option<Arc<AtomicU64>>,
     arguments_as_string: OnceLock<bool>,
     capabilities: OnceLock<Capabilities>,
     response_format: Option<crate::response::ResponseFormat>,
@@ -215,19 +223,18 @@ impl ChatTemplate {
     }
 
     fn named(name: &str, source: String) -> Result<ChatTemplate, Error> {
-        let env = env::build(name, &source).map_err(|e| {
-            invalid(format!(
-                "chat template `{name}` does not compile: {}",
-                describe(&e)
-            ))
-        })?;
+        let limits = TemplateLimits::default();
+        let compiled = compile(name, &source, &limits)?;
         Ok(ChatTemplate {
             source: source.into(),
             name: name.to_string(),
             bos_token: String::new(),
             eos_token: String::new(),
             special_tokens: None,
-            env: Arc::new(env),
+            env: Arc::new(env::build(&limits)),
+            compiled: Arc::new(compiled),
+            limits,
+            shared_fuel: None,
             arguments_as_string: OnceLock::new(),
             capabilities: OnceLock::new(),
             response_format: None,
@@ -369,6 +376,51 @@ impl ChatTemplate {
         self.arguments_as_string = OnceLock::new();
         self.capabilities = OnceLock::new();
         self
+    }
+
+    /// The same template rendered under these limits (see [`TemplateLimits`]; the default limits apply
+    /// otherwise). Recompiles the template: constant expressions are sized against the new limits.
+    ///
+    /// ```
+    /// use parser_auto::template::{ChatTemplate, RenderInput, TemplateLimits};
+    /// use parser_auto::ErrorKind;
+    ///
+    /// let template = ChatTemplate::from_source("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+    ///     .unwrap()
+    ///     .with_limits(TemplateLimits { fuel: 1_000_000, ..TemplateLimits::default() })
+    ///     .unwrap();
+    /// let err = template.render(&RenderInput::default()).unwrap_err();
+    /// assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: "fuel", .. }), "{err}");
+    /// ```
+    pub fn with_limits(mut self, limits: TemplateLimits) -> Result<ChatTemplate, Error> {
+        self.compiled = Arc::new(compile(&self.name, &self.source, &limits)?);
+        self.env = Arc::new(env::build(&limits));
+        self.limits = limits;
+        self.arguments_as_string = OnceLock::new();
+        self.capabilities = OnceLock::new();
+        Ok(self)
+    }
+
+    /// The limits renders of this template run under.
+    pub fn limits(&self) -> TemplateLimits {
+        self.limits
+    }
+
+    /// A clone whose renders draw on one shared fuel budget of `fuel` instructions in all (each render is
+    /// still bounded by [`TemplateLimits::fuel`]): the template analysis renders through one, so that
+    /// analysing a template is bounded as a whole. Once the budget is spent, renders fail with
+    /// `LimitExceeded { limit: "analysis" }`.
+    pub(crate) fn with_shared_fuel(&self, fuel: u64) -> ChatTemplate {
+        let mut clone = self.clone();
+        clone.shared_fuel = Some(Arc::new(AtomicU64::new(fuel)));
+        clone
+    }
+
+    /// Fuel left to the shared budget of [`with_shared_fuel`](Self::with_shared_fuel), if any.
+    pub(crate) fn shared_fuel_left(&self) -> Option<u64> {
+        self.shared_fuel
+            .as_ref()
+            .map(|left| left.load(Ordering::Relaxed))
     }
 
     /// The same template with this special-token table.
@@ -519,6 +571,14 @@ impl ChatTemplate {
     }
 
     fn render_form(&self, input: &RenderInput, form: ArgumentsForm) -> Result<String, Error> {
+        self.render_form_measured(input, form).0
+    }
+
+    fn render_form_measured(
+        &self,
+        input: &RenderInput,
+        form: ArgumentsForm,
+    ) -> (Result<String, Error>, RenderStats) {
         let tools = match &input.tools {
             Some(tools) => PyList::new_value(tools.iter().map(values::from_json).collect()),
             None => Value::from(()),
@@ -533,29 +593,113 @@ impl ChatTemplate {
         }
         let messages = PyList::new_value(input.messages.iter().map(values::from_json).collect());
         ctx.push(("messages".into(), adapt_messages(&messages, form)));
-        self.render_context(ctx)
+        self.render_context_measured(ctx)
+    }
+
+    /// Renders `input` as [`render`](Self::render) does and also returns what the render used (fuel,
+    /// output, bytes built): for sizing [`TemplateLimits`] to a deployment's templates.
+    pub fn render_measured(&self, input: &RenderInput) -> (Result<String, Error>, RenderStats) {
+        let form = if has_tool_calls(&input.messages) {
+            self.arguments_form()
+        } else {
+            ArgumentsForm::Object
+        };
+        self.render_form_measured(input, form)
     }
 
     /// Renders with these context entries (a later entry overrides an earlier one of the same name).
     fn render_context(&self, ctx: Vec<(String, Value)>) -> Result<String, Error> {
+        self.render_context_measured(ctx).0
+    }
+
+    /// Renders under the budget: the template's limits, and the shared fuel when there is one.
+    fn render_context_measured(
+        &self,
+        ctx: Vec<(String, Value)>,
+    ) -> (Result<String, Error>, RenderStats) {
+        let fuel_cap = match &self.shared_fuel {
+            Some(left) => {
+                let left = left.load(Ordering::Relaxed);
+                if left == 0 {
+                    let err = Error::new(ErrorKind::LimitExceeded {
+                        limit: "analysis",
+                        message: format!(
+                            "chat template `{}`: its analysis spent its whole fuel budget",
+                            self.name
+                        ),
+                    });
+                    return (Err(err), RenderStats::default());
+                }
+                left
+            }
+            None => u64::MAX,
+        };
         let ctx = Value::from_pairs(ctx);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            self.env
-                .get_template(&self.name)
-                .and_then(|template| template.render(ctx))
+            budget::render(&self.env, &self.compiled, ctx, self.limits, fuel_cap)
         }));
-        match result {
-            Ok(Ok(text)) => Ok(text),
-            Ok(Err(err)) => Err(invalid(format!(
+        let (result, stats, tripped) = match result {
+            Ok(rendered) => rendered,
+            Err(_) => {
+                let err = invalid(format!(
+                    "chat template `{}` panicked while rendering",
+                    self.name
+                ));
+                return (Err(err), RenderStats::default());
+            }
+        };
+        if let Some(left) = &self.shared_fuel {
+            let spent = stats.fuel.max(1);
+            let _ = left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some(n.saturating_sub(spent))
+            });
+        }
+        let result = result.map_err(|err| match tripped {
+            Some(trip) => {
+                let limit = if trip.limit == "fuel" && self.shared_fuel.is_some() && fuel_cap < self.limits.fuel {
+                    "analysis"
+                } else {
+                    trip.limit
+                };
+                Error::new(ErrorKind::LimitExceeded {
+                    limit,
+                    message: format!(
+                        "chat template `{}` stopped after {} instructions and {} bytes of output: {}",
+                        self.name, stats.fuel, stats.output_bytes, trip.detail
+                    ),
+                })
+            }
+            None => invalid(format!(
                 "chat template `{}` failed to render: {}",
                 self.name,
                 describe(&err)
-            ))),
-            Err(_) => Err(invalid(format!(
-                "chat template `{}` panicked while rendering",
-                self.name
-            ))),
-        }
+            )),
+        });
+        (result, stats)
+    }
+}
+
+/// Compiles a template's source for the budget; a template that does not compile (or whose constant
+/// expressions are over the limits) is an `Err`.
+fn compile(name: &str, source: &str, limits: &TemplateLimits) -> Result<budget::Compiled, Error> {
+    let compiled = catch_unwind(AssertUnwindSafe(|| {
+        budget::Compiled::compile(name, env::prepare_source(source), env::syntax(), limits)
+    }));
+    match compiled {
+        Ok(Ok(compiled)) => Ok(compiled),
+        Ok(Err(e)) => Err(match budget::take_compile_trip() {
+            Some(trip) => Error::new(ErrorKind::LimitExceeded {
+                limit: trip.limit,
+                message: format!("chat template `{name}` does not compile: {}", trip.detail),
+            }),
+            None => invalid(format!(
+                "chat template `{name}` does not compile: {}",
+                describe(&e)
+            )),
+        }),
+        Err(_) => Err(invalid(format!(
+            "chat template `{name}` panicked while compiling"
+        ))),
     }
 }
 

@@ -87,7 +87,9 @@ pub(crate) fn tojson_filter(
                         )
                     })?
                 };
-                Some(" ".repeat(usize::try_from(n).unwrap_or(0)))
+                let width = usize::try_from(n).unwrap_or(0);
+                super::budget::check_string(width, "tojson's indent")?;
+                Some(" ".repeat(width))
             }
         },
     };
@@ -136,6 +138,8 @@ pub(crate) fn dump(
             "tojson: value nested too deeply",
         ));
     }
+    // A value printed into a string over the budget stops here (each item is checked on its way).
+    super::budget::check_string(out.len(), "tojson")?;
     match value.kind() {
         ValueKind::None => out.push_str("null"),
         ValueKind::Undefined => {

@@ -16,6 +16,7 @@ use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value, ValueKi
 use minijinja::{Error, ErrorKind, State};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::budget;
 use super::env::pystr::py_repr;
 
 /// A Python-like mutable list: `append`, `extend`, `pop`, `insert`, `remove`, `clear`, `index`, `count`,
@@ -27,7 +28,8 @@ pub(crate) struct PyList {
 
 impl fmt::Debug for PyList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.lock().iter()).finish()
+        // A snapshot, not the lock: printing an item may read this list again.
+        f.debug_list().entries(self.snapshot().iter()).finish()
     }
 }
 
@@ -49,6 +51,20 @@ impl PyList {
     /// A copy of the items.
     pub(crate) fn snapshot(&self) -> Vec<Value> {
         self.lock().clone()
+    }
+
+    /// The budget's checks before `added` items (`new`) join the list: its length, the nesting of what
+    /// joins it (a list appended to itself nests without end), and the bytes counted.
+    fn check_growth(self: &Arc<Self>, added: usize, new: &[Value]) -> Result<(), Error> {
+        let len = self.lock().len();
+        budget::check_items(len.saturating_add(added), "`list.append`")?;
+        let this = Value::from_dyn_object(self.clone());
+        for item in new {
+            if item.kind() == ValueKind::Seq || item.kind() == ValueKind::Map {
+                budget::check_no_cycle(&this, item)?;
+            }
+        }
+        budget::charge_items(added)
     }
 }
 
@@ -99,12 +115,18 @@ impl Object for PyList {
         match method {
             "append" => {
                 let (item,): (Value,) = from_args(args)?;
+                self.check_growth(1, std::slice::from_ref(&item))?;
                 self.lock().push(item);
                 Ok(Value::from(()))
             }
             "extend" => {
                 let (other,): (Value,) = from_args(args)?;
+                // Not one expression: `other` may be this list, and its length takes the lock too.
+                let added = other.len().unwrap_or(0);
+                let len = self.lock().len();
+                budget::check_items(len.saturating_add(added), "`list.extend`")?;
                 let new: Vec<Value> = other.try_iter()?.collect();
+                self.check_growth(new.len(), &new)?;
                 self.lock().extend(new);
                 Ok(Value::from(()))
             }
@@ -131,17 +153,23 @@ impl Object for PyList {
             }
             "insert" => {
                 let (index, item): (Value, Value) = from_args(args)?;
-                let mut items = self.lock();
+                let items = self.lock();
                 let len = items.len();
                 // Python clamps insert positions instead of failing.
                 let index = index_arg(&index, len).unwrap_or(0).min(len);
+                drop(items);
+                self.check_growth(1, std::slice::from_ref(&item))?;
+                let mut items = self.lock();
+                let index = index.min(items.len());
                 items.insert(index, item);
                 Ok(Value::from(()))
             }
             "remove" => {
                 let (item,): (Value,) = from_args(args)?;
+                // Compared on a snapshot: comparing an item may read this list again (and lock it).
+                let found = self.snapshot().iter().position(|x| *x == item);
                 let mut items = self.lock();
-                match items.iter().position(|x| *x == item) {
+                match found.filter(|&pos| pos < items.len()) {
                     Some(pos) => {
                         items.remove(pos);
                         Ok(Value::from(()))
@@ -159,7 +187,7 @@ impl Object for PyList {
             }
             "index" => {
                 let (item,): (Value,) = from_args(args)?;
-                match self.lock().iter().position(|x| *x == item) {
+                match self.snapshot().iter().position(|x| *x == item) {
                     Some(pos) => Ok(Value::from(pos)),
                     None => Err(Error::new(ErrorKind::InvalidOperation, "x not in list")),
                 }
@@ -167,7 +195,7 @@ impl Object for PyList {
             "count" => {
                 let (item,): (Value,) = from_args(args)?;
                 Ok(Value::from(
-                    self.lock().iter().filter(|x| **x == item).count(),
+                    self.snapshot().iter().filter(|x| **x == item).count(),
                 ))
             }
             "copy" => {

@@ -5,7 +5,10 @@
 use minijinja::value::{Kwargs, Value, ValueKind, from_args};
 use minijinja::{AutoEscape, Error, ErrorKind, Output, State};
 
+use std::fmt::Write as _;
+
 use super::pystr::{self, Ends};
+use crate::template::budget;
 use crate::template::values::{self, PyList};
 
 /// `{{ value }}` as Python prints `str(value)` where minijinja's text differs: floats (`1e-05`, not
@@ -21,19 +24,43 @@ pub(super) fn format_value(
             ValueKind::Seq | ValueKind::Map => true,
             _ => false,
         };
+    // Everything written is counted (text captured by macros and blocks included) and no value is
+    // printed past the budget's string size.
     if python_text {
-        out.write_str(&pystr::py_str(value)).map_err(Error::from)
+        let text = pystr::py_str(value);
+        budget::check_string(text.len(), "printing a value")?;
+        budget::emit(text.len())?;
+        return out.write_str(&text).map_err(Error::from);
+    }
+    if let Some(text) = value.as_str() {
+        budget::emit(text.len())?;
+        return minijinja::escape_formatter(out, state, value);
+    }
+    let mut text = String::new();
+    let mut writer = budget::CappedWriter {
+        out: &mut text,
+        cap: budget::value_bytes(),
+        overflowed: false,
+    };
+    if write!(writer, "{value}").is_err() && writer.overflowed {
+        budget::check_string(usize::MAX, "printing a value")?;
+    }
+    budget::emit(text.len())?;
+    if matches!(state.auto_escape(), AutoEscape::None) || value.is_safe() {
+        out.write_str(&text).map_err(Error::from)
     } else {
-        minijinja::escape_formatter(out, state, value)
+        write!(out, "{}", minijinja::HtmlEscape(&text)).map_err(Error::from)
     }
 }
 
 /// `|string`: Python's `str()`; strings (safe ones included) unchanged.
-pub(super) fn string(value: &Value) -> Value {
+pub(super) fn string(value: &Value) -> Result<Value, Error> {
     if value.as_str().is_some() {
-        return value.clone();
+        return Ok(value.clone());
     }
-    Value::from(pystr::py_str(value))
+    let text = pystr::py_str(value);
+    budget::check_string(text.len(), "`string`")?;
+    Ok(Value::from(text))
 }
 
 /// `|join(d='', attribute=None)`: `d.join(str(item) for item in value)`, items optionally looked up by
@@ -74,6 +101,7 @@ pub(super) fn join(
             None => item,
         };
         out.push_str(&pystr::py_str(&item));
+        budget::check_string(out.len(), "`join`")?;
     }
     Ok(Value::from(out))
 }

@@ -165,6 +165,20 @@ fn float_text(value: &Value) -> String {
 /// Appends Python's `repr(value)`: strings quoted and escaped as Python does, floats as Python prints
 /// them, lists, dicts and tuples recursively, `True`/`False`/`None`.
 pub(crate) fn py_repr(value: &Value, out: &mut String) {
+    repr_nested(value, out, 0, super::super::budget::value_bytes());
+}
+
+/// `py_repr` at nesting `depth`. Stops early once `out` is over `cap` (the caller's size check then
+/// fails) and prints a value nested deeper than the budget allows as `...`, as Python prints a list that
+/// contains itself, so a cyclic list cannot recurse without end.
+fn repr_nested(value: &Value, out: &mut String, depth: usize, cap: usize) {
+    if out.len() > cap {
+        return;
+    }
+    if depth > parser_core::TemplateLimits::MAX_NESTING {
+        out.push_str("...");
+        return;
+    }
     match value.kind() {
         ValueKind::String => {
             let s = value.as_str().unwrap_or_default();
@@ -190,7 +204,7 @@ pub(crate) fn py_repr(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(item, out);
+                repr_nested(item, out, depth + 1, cap);
             }
             if value.is_tuple() && items.len() == 1 {
                 out.push(',');
@@ -204,20 +218,30 @@ pub(crate) fn py_repr(value: &Value, out: &mut String) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    py_repr(key, out);
+                    repr_nested(key, out, depth + 1, cap);
                     out.push_str(": ");
-                    py_repr(item, out);
+                    repr_nested(item, out, depth + 1, cap);
                 }
                 out.push('}');
             }
             None => {
-                let _ = write!(out, "{value}");
+                write_capped(value, out, cap);
             }
         },
         _ => {
-            let _ = write!(out, "{value}");
+            write_capped(value, out, cap);
         }
     }
+}
+
+/// `value`'s `Display` appended to `out`, stopping once `out` is over `cap`.
+fn write_capped(value: &Value, out: &mut String, cap: usize) {
+    let mut writer = super::super::budget::CappedWriter {
+        out,
+        cap,
+        overflowed: false,
+    };
+    let _ = write!(writer, "{value}");
 }
 
 /// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; `\\`, `\n`, `\r`, `\t` and
