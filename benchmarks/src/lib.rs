@@ -34,6 +34,7 @@ use parser_auto::{Delta, Deltas, Error, ParseOptions, Parser, ParserEntry};
 
 pub mod counting;
 mod formats;
+pub mod hostile_templates;
 
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,

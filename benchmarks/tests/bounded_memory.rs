@@ -358,3 +358,31 @@ fn held_constructs_stop_at_the_buffer_limit() {
         }
     }
 }
+
+/// Hostile chat templates (`benchmarks::hostile_templates`): each stops at its render limit (or its
+/// `raise_exception`) with the heap under 100 MB, however much the template asks for.
+#[test]
+fn hostile_templates_stay_under_100_mb() {
+    use benchmarks::hostile_templates::{HOSTILE_TEMPLATES, PROLOGUE, conversation};
+    use parser_auto::ErrorKind;
+    use parser_auto::template::{ChatTemplate, RenderInput};
+
+    const CEILING: isize = 100 * MB as isize;
+    let input = RenderInput::new(conversation()).with_generation_prompt(true);
+    for (name, body, limit) in HOSTILE_TEMPLATES {
+        let start = heap::live();
+        heap::reset_peak();
+        let template = ChatTemplate::from_source(format!("{PROLOGUE}{body}")).expect(name);
+        let err = template.render(&input).expect_err(name);
+        let rise = heap::peak() - start;
+        match (limit, err.kind()) {
+            (Some(expected), ErrorKind::LimitExceeded { limit, .. }) => {
+                assert_eq!(limit, expected, "{name}: {err}")
+            }
+            (None, ErrorKind::InvalidOption(_)) => {}
+            (_, _) => panic!("{name}: unexpected error {err}"),
+        }
+        println!("{name}: peak heap rise {} KB ({err})", rise / 1024);
+        assert!(rise < CEILING, "{name}: the heap rose {rise} bytes");
+    }
+}

@@ -58,11 +58,11 @@ const PROLOGUE: &str = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{%
 )]
 #[case::doubling_namespace(
     "{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
-    "value_bytes"
+    "work_bytes"
 )]
 #[case::doubling_plus(
     "{% set ns = namespace(s='x') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}",
-    "value_bytes"
+    "work_bytes"
 )]
 #[case::doubling_set_chain(
     "{% set a = 'x' * 1000000 %}{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}",

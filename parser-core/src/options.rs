@@ -170,9 +170,23 @@ impl Default for Limits {
 /// far the render got; never a panic, never an abort, and the memory a render can take is bounded by the
 /// byte limits below (a few times [`work_bytes`](Self::work_bytes) at most).
 ///
-/// The defaults are at least 100 times the largest use measured over every render of the 47 reference
-/// templates, the render parity fixtures and the template analyses (see each field), and small enough that
-/// a hostile template fails in well under a second.
+/// The defaults are at least 100 times the largest use measured over the 280 renders of the render parity
+/// fixtures (the 47 reference templates, rendered by transformers) and the 47 template analyses, with
+/// room for conversations far longer than those fixtures, and small enough that a hostile template fails
+/// in well under a second with its heap under 100 MB (`benchmarks/tests/bounded_memory.rs`,
+/// `cargo bench -p benchmarks --bench hostile_templates`). Measured (`parser-auto/tests/template_budget.rs`,
+/// which holds the 100 times):
+///
+/// | limit | largest use seen | default |
+/// |---|---|---|
+/// | `fuel` | 2,635 instructions (Functionary v3.2, parallel calls) | 4,000,000 |
+/// | `output_bytes` | 18,077 bytes written (GigaChat 3.1) | 16 MiB |
+/// | `value_bytes` | 5,682 bytes (Devstral) | 16 MiB |
+/// | `work_bytes` | 47,423 bytes (GigaChat 3) | 64 MiB |
+/// | fuel of one whole analysis | 28,146 (Functionary v3.2) | 2 × `fuel` |
+///
+/// Recursion is bounded by minijinja at 500 levels at most, and values nest at most
+/// [`MAX_NESTING`](Self::MAX_NESTING) deep (a list that contains itself is refused).
 ///
 /// ```
 /// use parser_core::TemplateLimits;
@@ -184,13 +198,13 @@ pub struct TemplateLimits {
     /// Template instructions one render may execute (minijinja's fuel: one unit per instruction, most
     /// instructions). Bounds loops, including nested `range` loops that build nothing.
     pub fuel: u64,
-    /// Bytes of one rendered prompt.
+    /// Bytes one render may write: the prompt, and text captured by macro calls and `{% set %}` blocks
+    /// on its way into it (counted each time it is written).
     pub output_bytes: usize,
     /// Bytes of any one string a template builds (`~`, `+`, `*`, `join`, `replace`, `format`, `center`,
     /// `indent`, `tojson`, string methods, …), checked before the string is allocated.
     pub value_bytes: usize,
-    /// Items of any one list a template builds (`*`, `+`, `append`, `extend`, `batch`, `list`, …), and
-    /// the depth to which lists and dicts may nest.
+    /// Items of any one list a template builds (`*`, `+`, `append`, `extend`, `batch`, `list`, …).
     pub list_items: usize,
     /// Bytes a render may produce in all: output, output captured by macros and `{% set %}` blocks, every
     /// string and list (8 bytes an item) built, and the bytes scanned by operations that read a whole
@@ -203,15 +217,15 @@ pub struct TemplateLimits {
 
 impl TemplateLimits {
     /// The default [`fuel`](Self::fuel).
-    pub const DEFAULT_FUEL: u64 = 10_000_000;
+    pub const DEFAULT_FUEL: u64 = 4_000_000;
     /// The default [`output_bytes`](Self::output_bytes): 16 MiB.
     pub const DEFAULT_OUTPUT_BYTES: usize = 16 << 20;
     /// The default [`value_bytes`](Self::value_bytes): 16 MiB.
     pub const DEFAULT_VALUE_BYTES: usize = 16 << 20;
     /// The default [`list_items`](Self::list_items).
     pub const DEFAULT_LIST_ITEMS: usize = 1 << 20;
-    /// The default [`work_bytes`](Self::work_bytes): 256 MiB.
-    pub const DEFAULT_WORK_BYTES: u64 = 256 << 20;
+    /// The default [`work_bytes`](Self::work_bytes): 64 MiB.
+    pub const DEFAULT_WORK_BYTES: u64 = 64 << 20;
     /// The default [`recursion`](Self::recursion).
     pub const DEFAULT_RECURSION: usize = 500;
     /// Depth to which template values (lists and dicts) may nest: printing, comparing and dropping a
