@@ -129,8 +129,8 @@ impl Content {
                         };
                         let pattern =
                             format!("(?s){}(.*?){}", regex::escape(open), regex::escape(close));
-                        let re = Regex::new(&pattern)
-                            .map_err(|e| invalid(format!("{scope}: bad string_delims: {e}")))?;
+                        let re = build_regex(&pattern)
+                            .map_err(|e| regex_error(scope, &pattern, &e.to_string()))?;
                         string_delims.push((open.to_string(), close.to_string(), re));
                     }
                 }
@@ -357,11 +357,26 @@ fn python_float(text: &str) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
+/// Most bytes one response-format regex may compile to (the regex crate's `size_limit`, and the NFA
+/// size limit of the automata built from the same pattern). The patterns of real tokenizer configs
+/// compile to a few kilobytes; this refuses `(a{1000}){1000}`-style patterns before they take memory.
+pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Most bytes of the lazy DFA cache of one response-format regex (the regex crate's `dfa_size_limit`).
+pub(crate) const REGEX_DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// Compiles `pattern` with the size limits above.
+pub(crate) fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+        .build()
+}
+
 /// Compiles a pattern written for Python's `regex` module with `DOTALL`, as transformers compiles
 /// response-template patterns, or explains why the regex crate cannot run it.
 pub(crate) fn compile_python_regex(scope: &str, pattern: &str) -> Result<Regex, Error> {
     let translated = translate_python_regex(pattern);
-    Regex::new(&format!("(?s){translated}"))
+    build_regex(&format!("(?s){translated}"))
         .map_err(|e| regex_error(scope, pattern, &e.to_string()))
 }
 
@@ -387,6 +402,15 @@ pub(crate) fn translate_python_regex(pattern: &str) -> String {
 }
 
 pub(crate) fn regex_error(scope: &str, pattern: &str, why: &str) -> Error {
+    if why.contains("size limit") {
+        return Error::new(parser_core::ErrorKind::LimitExceeded {
+            limit: "regex_size",
+            message: format!(
+                "{scope}: pattern {:?} compiles to more than {REGEX_SIZE_LIMIT} bytes: {why}",
+                truncated(pattern)
+            ),
+        });
+    }
     let unsupported = [
         "(?=", "(?!", "(?<=", "(?<!", "(?P=", "(?>", "*+", "++", "?+",
     ];
@@ -578,5 +602,14 @@ mod tests {
             .to_string();
         assert!(err.contains("look-around"), "{err}");
         assert!(compile_python_regex("f", r"a\Z").unwrap().is_match("xa"));
+    }
+}
+
+/// A pattern shortened for an error message (a hostile one can be megabytes long).
+fn truncated(pattern: &str) -> String {
+    const SHOWN: usize = 120;
+    match pattern.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &pattern[..cut]),
+        None => pattern.to_string(),
     }
 }

@@ -210,9 +210,56 @@ fn child_path(path: &str, key: &str) -> String {
     }
 }
 
+/// How deeply `response_schema` nodes may nest. Real schemas nest a handful of levels; compiling
+/// recurses once a level, so a deeper one could overflow the stack.
+pub const MAX_SCHEMA_DEPTH: usize = 64;
+
+thread_local! {
+    /// Nesting of the schema node being compiled on this thread.
+    static SCHEMA_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one level of schema nesting for as long as it lives.
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter(path: &str) -> Result<DepthGuard, Error> {
+        let depth = SCHEMA_DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get()
+        });
+        let guard = DepthGuard;
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(Error::new(parser_core::ErrorKind::LimitExceeded {
+                limit: "schema_depth",
+                message: format!(
+                    "response_schema at {path}: nodes nest more than {MAX_SCHEMA_DEPTH} levels deep"
+                ),
+            }));
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        SCHEMA_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
 impl Node {
     fn compile(schema: &Value, path: &str) -> Result<Node, Error> {
-        let fail = |why: String| invalid(format!("response_schema at {path}: {why}"));
+        let _depth = DepthGuard::enter(path)?;
+        let fail = |why: String| {
+            if why.contains("size limit") {
+                Error::new(parser_core::ErrorKind::LimitExceeded {
+                    limit: "regex_size",
+                    message: format!("response_schema at {path}: {why}"),
+                })
+            } else {
+                invalid(format!("response_schema at {path}: {why}"))
+            }
+        };
         let Value::Object(obj) = schema else {
             return Err(fail(format!(
                 "a schema node must be a JSON object, not `{schema}`"

@@ -79,6 +79,8 @@ impl PyRegex {
         };
         let regex = RegexBuilder::new(&translated.pattern)
             .line_terminator(line_terminator)
+            .size_limit(crate::response::content::REGEX_SIZE_LIMIT)
+            .dfa_size_limit(crate::response::content::REGEX_DFA_SIZE_LIMIT)
             .build()
             .map_err(|e| format!("the regex crate rejects the translated pattern: {e}"))?;
         let vm = NonEmptyVm::new(&translated.pattern, line_terminator)?;
@@ -282,6 +284,7 @@ impl NonEmptyVm {
             )
             .configure(
                 thompson::Config::new()
+                    .nfa_size_limit(Some(crate::response::content::REGEX_SIZE_LIMIT))
                     .which_captures(WhichCaptures::All)
                     .look_matcher(look),
             )

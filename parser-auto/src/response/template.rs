@@ -22,7 +22,8 @@ use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
 use super::content::{
-    Content, compile_python_regex, regex_error, translate_python_regex, validate_transform,
+    Content, REGEX_SIZE_LIMIT, build_regex, compile_python_regex, regex_error,
+    translate_python_regex, validate_transform,
 };
 use super::value::Value;
 use crate::template::invalid;
@@ -245,12 +246,15 @@ impl Anchor {
         );
         let original = pattern.and_then(|p| p.as_str()).unwrap_or(&source);
         let regex = if literal.is_some() {
-            Regex::new(&format!("(?s){source}"))
+            build_regex(&format!("(?s){source}"))
                 .map_err(|e| regex_error(&what, original, &e.to_string()))?
         } else {
             compile_python_regex(&what, original)?
         };
         let dfa = DFA::builder()
+            .thompson(
+                regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(REGEX_SIZE_LIMIT)),
+            )
             .configure(
                 DFA::config()
                     .match_kind(MatchKind::LeftmostFirst)
