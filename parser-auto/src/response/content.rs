@@ -427,6 +427,15 @@ pub(crate) fn regex_error(scope: &str, pattern: &str, why: &str) -> Error {
     }
 }
 
+/// A pattern shortened for an error message (a hostile one can be megabytes long).
+fn truncated(pattern: &str) -> String {
+    const SHOWN: usize = 120;
+    match pattern.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &pattern[..cut]),
+        None => pattern.to_string(),
+    }
+}
+
 static PLACEHOLDER: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
 
 fn placeholder() -> &'static Regex {
@@ -602,14 +611,5 @@ mod tests {
             .to_string();
         assert!(err.contains("look-around"), "{err}");
         assert!(compile_python_regex("f", r"a\Z").unwrap().is_match("xa"));
-    }
-}
-
-/// A pattern shortened for an error message (a hostile one can be megabytes long).
-fn truncated(pattern: &str) -> String {
-    const SHOWN: usize = 120;
-    match pattern.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{}…", &pattern[..cut]),
-        None => pattern.to_string(),
     }
 }
