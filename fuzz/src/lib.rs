@@ -34,6 +34,12 @@
 //! the parser the differential analyzer builds from a chat template of `templates/`, fed the corpus
 //! outputs of that template recombined (no oracle there: the corpus tests own it).
 //!
+//! And `templates` ([`templates`]), which fuzzes the other untrusted input of a server: chat templates
+//! mutated from the 47 real ones into hostile shapes (loops, self-calling macros, doubling strings,
+//! lists that contain themselves, huge sizes given to filters) and response configs, rendered, analysed
+//! and loaded under the render budget: no panic (caught ones included), no hang, every failure an
+//! `Error`. Its findings are `fuzz/regressions/templates/<hash>.jinja`.
+//!
 //! # Failures
 //! A failing input is shrunk ([`shrink`]: truncation, then removal of ever smaller slices, while the same
 //! kind of failure persists) and written to `fuzz/regressions/<family>/<hash>.txt` ([`regress`]): a
@@ -65,6 +71,7 @@ pub mod regress;
 mod runner;
 pub mod setup;
 pub mod shrink;
+pub mod templates;
 
 pub use check::{CheckKind, Failure};
 pub use runner::{Budget, FoundFailure, Report, explain, explain_into, run};
@@ -120,7 +127,7 @@ impl Family {
             "kimi" => Family::Kimi,
             "gptoss" | "gpt-oss" | "gpt_oss" | "harmony" => Family::Gptoss,
             "glm" => Family::Glm,
-            "generic" | "template" | "templates" => Family::Generic,
+            "generic" | "template" => Family::Generic,
             _ => return None,
         })
     }

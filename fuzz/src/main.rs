@@ -24,7 +24,8 @@ fuzz --replay FILE...
 fuzz --family F --seed S --input N [--out DIR]
 fuzz --add-regression CASE.json [--out DIR]
 
-  --family F    deepseek, qwen, kimi, gptoss, glm, generic, or all (default all)
+  --family F    deepseek, qwen, kimi, gptoss, glm, generic, templates (hostile chat templates and
+                response configs against the render budget), or all (default all)
   --minutes N   minutes per family (fractions allowed)
   --inputs N    inputs per family (with --minutes: whichever comes first; neither: 1 minute)
   --seed S      the run's seed (default: from the clock; printed)
@@ -52,6 +53,8 @@ struct Flags {
     replay: Vec<PathBuf>,
     input: Option<u64>,
     add: Option<PathBuf>,
+    /// Run the `templates` family (hostile chat templates against the render budget).
+    templates: bool,
 }
 
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Flags, String> {
@@ -67,6 +70,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Flags, String> {
         replay: Vec::new(),
         input: None,
         add: None,
+        templates: true,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -85,8 +89,11 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Flags, String> {
         match name.as_str() {
             "--family" => {
                 let family = value("a family")?;
+                flags.templates = family == "all" || family == "templates";
                 flags.families = if family == "all" {
                     Family::ALL.to_vec()
+                } else if family == "templates" {
+                    Vec::new()
                 } else {
                     vec![
                         Family::from_name(&family)
@@ -175,6 +182,10 @@ fn main() -> ExitCode {
         };
     }
     if let Some(index) = flags.input {
+        if flags.templates {
+            let seed = flags.seed.unwrap_or(1);
+            print!("{}", fuzz::templates::explain(seed, index));
+        }
         for family in &flags.families {
             let seed = flags.seed.unwrap_or(1);
             print!(
@@ -229,6 +240,11 @@ fn main() -> ExitCode {
             // A worker is stuck in a parser; it cannot be stopped, so end the process.
             break;
         }
+    }
+    if flags.templates {
+        let report = fuzz::templates::run(&budget);
+        print!("{report}");
+        clean &= report.is_clean();
     }
     if clean {
         ExitCode::SUCCESS

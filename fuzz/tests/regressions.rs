@@ -79,3 +79,11 @@ fn regression_files_round_trip() {
         );
     }
 }
+
+/// Every template the `templates` family found (`fuzz/regressions/templates/*.jinja`, with its config
+/// beside it) goes through every render entry point again without a panic or a hang.
+#[test]
+fn every_template_regression_passes() {
+    let problems = fuzz::templates::replay_dir(&regress::default_dir());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

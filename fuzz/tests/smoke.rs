@@ -8,3 +8,18 @@ use fuzz::Family;
 fn generic() {
     fuzz::test_run(Family::Generic);
 }
+
+/// A short seeded run of the `templates` family: hostile chat templates and response configs against
+/// the render budget, no panic and no hang.
+#[test]
+fn templates_family_smoke() {
+    let budget = fuzz::Budget::inputs(80).with_seed(0x7e3a).with_threads(2);
+    let report = fuzz::templates::run(&budget);
+    eprint!("{report}");
+    assert_eq!(report.inputs, 80, "{report}");
+    assert!(report.is_clean(), "{report}");
+    assert!(
+        report.errors.keys().any(|k| k != "compile" && k != "render"),
+        "the hostile shapes reach the limits: {report}"
+    );
+}

@@ -221,3 +221,17 @@ fn analysis_of_a_hostile_template_ends() {
     );
     assert!(route.contains("PlainContent"), "{route}");
 }
+
+/// minijinja indexes an empty sequence it slices backwards (a panic, which the library would turn into
+/// an error): found by the templates fuzzer. Empty and lazy sequences slice backwards as in Python.
+#[rstest]
+#[case::empty_list("{{ [][::-1] }}", "[]")]
+#[case::empty_string("{{ ''[::-1] }}|", "|")]
+#[case::empty_messages("{{ messages[::-1]|length }}", "0")]
+#[case::lazy("{{ ([1, 2, 3]|reverse)[::-1]|list }}", "[1, 2, 3]")]
+#[case::lazy_empty("{{ ([]|reverse)[::-2]|list }}", "[]")]
+#[case::list("{{ [1, 2, 3][::-1] }}{{ 'abc'[::-2] }}", "[3, 2, 1]ca")]
+fn backward_slices(#[case] source: &str, #[case] expected: &str) {
+    let template = ChatTemplate::from_source(source).unwrap();
+    assert_eq!(template.render(&RenderInput::default()).unwrap(), expected);
+}

@@ -48,6 +48,8 @@ pub(super) const CHARGE: &str = "__llm_parse_charge";
 pub(super) const CHARGE_TEXT: &str = "__llm_parse_charge_text";
 /// Checks a namespace assignment (the value and the namespace are on the stack).
 pub(super) const ASSIGN: &str = "__llm_parse_assign";
+/// Prepares a slice's operands (the value, start, stop and step are on the stack).
+pub(super) const SLICE: &str = "__llm_parse_slice";
 
 /// Bytes counted for one list or dict item against `work_bytes`.
 const ITEM_BYTES: u64 = 8;
@@ -299,9 +301,29 @@ pub(super) fn check_no_cycle(container: &Value, value: &Value) -> Result<(), Err
     check_nesting(value)
 }
 
+/// Whether two values are the same object. minijinja's `sameas` compares vtables too, and a type's
+/// vtable can differ between codegen units (our lists are wrapped into values in more than one place),
+/// so our own list and dict types are compared by address.
+fn same_object(a: &Value, b: &Value) -> bool {
+    use super::values::{PyDict, PyList};
+    if let (Some(x), Some(y)) = (
+        a.downcast_object_ref::<PyList>(),
+        b.downcast_object_ref::<PyList>(),
+    ) {
+        return std::ptr::eq(x, y);
+    }
+    if let (Some(x), Some(y)) = (
+        a.downcast_object_ref::<PyDict>(),
+        b.downcast_object_ref::<PyDict>(),
+    ) {
+        return std::ptr::eq(x, y);
+    }
+    a.as_object().is_some() && b.as_object().is_some() && minijinja::tests::is_sameas(a, b)
+}
+
 /// Whether `haystack` is `needle` or holds it, within `levels` levels (deeper counts as holding it).
 fn contains_object(haystack: &Value, needle: &Value, levels: usize) -> bool {
-    if haystack.as_object().is_some() && minijinja::tests::is_sameas(haystack, needle) {
+    if same_object(haystack, needle) {
         return true;
     }
     if !matches!(haystack.kind(), ValueKind::Seq | ValueKind::Map) {
@@ -333,6 +355,31 @@ fn assign(state: &State, value: Value, namespace: Value) -> Result<Value, Error>
     let value = charge(state, value)?;
     check_no_cycle(&namespace, &value)?;
     Ok(Value::from(vec![namespace, value]))
+}
+
+/// The operands of a slice, back in the order `UnpackList` restores them (step first): a backward step
+/// over an empty value becomes a forward one (the result is empty either way), and a lazy sequence
+/// sliced backwards is collected first (minijinja would index it by a length it may not have).
+fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Value, Error> {
+    let backwards = step.as_i64().is_some_and(|s| s < 0);
+    let mut value = value;
+    let mut step = step;
+    if backwards {
+        if value.kind() == ValueKind::Iterable {
+            let limit = with_meter(|m| m.limits.list_items);
+            let items: Vec<Value> = value.try_iter()?.take(limit.saturating_add(1)).collect();
+            check_items(items.len(), "a slice")?;
+            value = Value::from(items);
+        }
+        let empty = match value.as_str() {
+            Some(s) => s.is_empty(),
+            None => value.len() == Some(0),
+        };
+        if empty {
+            step = Value::from(1);
+        }
+    }
+    Ok(Value::from(vec![step, stop, start, value]))
 }
 
 fn nests_deeper_than(value: &Value, levels: usize) -> bool {
@@ -626,6 +673,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
     env.add_function(CHARGE, charge);
     env.add_function(CHARGE_TEXT, charge_text);
     env.add_function(ASSIGN, assign);
+    env.add_function(SLICE, slice);
 }
 
 /// Where a rewritten instruction goes.
@@ -660,11 +708,18 @@ fn rewrite(instructions: &mut Instructions<'_>) {
                 Instruction::DiscardTop,
             ]),
             Instruction::CallFunction(name, _) if is_guard(name) => continue,
+            // minijinja indexes an empty sequence when it slices it backwards (`[][::-1]` panics):
+            // the guard hands it a forward step then, which gives the same empty result.
+            Instruction::Slice => Rewrite::Around(vec![
+                Instruction::CallFunction(SLICE, Some(4)),
+                Instruction::UnpackList(4),
+                Instruction::Slice,
+                Instruction::CallFunction(CHARGE, Some(1)),
+            ]),
             Instruction::ApplyFilter(..)
             | Instruction::CallMethod(..)
             | Instruction::CallFunction(..)
             | Instruction::CallObject(..)
-            | Instruction::Slice
             | Instruction::BuildList(..)
             | Instruction::BuildMap(..)
             | Instruction::EndCapture => Rewrite::Around(vec![
@@ -717,7 +772,7 @@ fn rewrite(instructions: &mut Instructions<'_>) {
 }
 
 fn is_guard(name: &str) -> bool {
-    [CONCAT, ADD, MUL, CHARGE, CHARGE_TEXT, ASSIGN].contains(&name)
+    [CONCAT, ADD, MUL, CHARGE, CHARGE_TEXT, ASSIGN, SLICE].contains(&name)
 }
 
 /// Renders `compiled` with `ctx` under `limits`; `fuel_cap` lowers the fuel guards enforce (the

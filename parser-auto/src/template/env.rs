@@ -229,7 +229,8 @@ fn strip_generation_tags(source: &str) -> String {
     while let Some(pos) = rest.find("{%") {
         out.push_str(&rest[..pos]);
         let tag = &rest[pos..];
-        let Some(end) = tag.find("%}") else {
+        // The closer is searched after the opener: in `{%}` the `%}` overlaps it.
+        let Some(end) = tag[2..].find("%}").map(|i| i + 2) else {
             out.push_str(tag);
             rest = "";
             break;
@@ -311,6 +312,16 @@ mod tests {
             )
             .unwrap(),
             "False True 0 True True None"
+        );
+    }
+
+    #[test]
+    fn a_closer_overlapping_the_opener_is_not_a_tag_end() {
+        // Found by the templates fuzzer: `{%}` sliced `tag[2..1]`.
+        assert_eq!(strip_generation_tags("{%}} generation x"), "{%}} generation x");
+        assert_eq!(
+            strip_generation_tags("{%} {% generation %}a{% endgeneration %}"),
+            "{%} {% generation %}a{% endgeneration %}"
         );
     }
 

@@ -501,7 +501,14 @@ impl ChatTemplate {
         }
     }
 
+    /// A clone for a group of probe renders: they share [`PROBE_FUEL_RENDERS`] renders' worth of fuel,
+    /// so that probing a template that burns its fuel costs a few renders, not one per probe.
+    fn for_probes(&self) -> ChatTemplate {
+        self.with_shared_fuel(self.limits.fuel.saturating_mul(PROBE_FUEL_RENDERS))
+    }
+
     fn probe_arguments_as_string(&self) -> bool {
+        let this = self.for_probes();
         use serde_json::json;
         let arguments = json!({"probe_key": "probe_value"});
         let json_text = r#"{"probe_key": "probe_value"}"#;
@@ -546,8 +553,8 @@ impl ChatTemplate {
                     add_generation_prompt,
                     ..RenderInput::default()
                 };
-                let object = score(self.render_form(&input, ArgumentsForm::Object));
-                let string = score(self.render_form(&input, ArgumentsForm::String));
+                let object = score(this.render_form(&input, ArgumentsForm::Object));
+                let string = score(this.render_form(&input, ArgumentsForm::String));
                 if object == string && object <= 0 {
                     continue;
                 }
@@ -703,6 +710,10 @@ fn compile(name: &str, source: &str, limits: &TemplateLimits) -> Result<budget::
     }
 }
 
+/// How many renders' worth of [`TemplateLimits::fuel`] a group of probe renders (the capability probes,
+/// the tool-call arguments probe) may spend in all.
+const PROBE_FUEL_RENDERS: u64 = 2;
+
 /// A prompt rendered for a request, with what parsing its reply needs.
 #[derive(Clone, Debug)]
 pub struct Prompt {
@@ -761,13 +772,16 @@ impl ChatTemplate {
     /// needle conversations, then cached.
     pub fn capabilities(&self) -> Capabilities {
         *self.capabilities.get_or_init(|| {
+            // Probed before the clone is made, so that the clone shares the result.
+            self.arguments_as_string();
+            let this = self.for_probes();
             let caps = polyfill::probe(&|messages, tools| {
                 let input = RenderInput {
                     messages,
                     tools,
                     ..RenderInput::default()
                 };
-                self.render(&input).ok()
+                this.render(&input).ok()
             });
             tracing::debug!(template = %self.name, ?caps, "probed template capabilities");
             caps
