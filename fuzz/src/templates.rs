@@ -121,7 +121,11 @@ impl fmt::Display for TemplateReport {
             self.rendered,
             self.slowest.as_secs_f64() * 1000.0
         )?;
-        let errors: Vec<String> = self.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let errors: Vec<String> = self
+            .errors
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
         writeln!(f, "  errors: {}", errors.join(", "))?;
         for finding in &self.findings {
             writeln!(
@@ -276,7 +280,11 @@ fn mutate(rng: &mut Rng, source: &mut String, all: &[String]) {
             let other = &all[rng.below(all.len())];
             let tags: Vec<(usize, usize)> = other
                 .match_indices("{%")
-                .filter_map(|(start, _)| other[start..].find("%}").map(|end| (start, start + end + 2)))
+                .filter_map(|(start, _)| {
+                    other[start..]
+                        .find("%}")
+                        .map(|end| (start, start + end + 2))
+                })
                 .collect();
             if let Some(&(start, end)) = tags.get(rng.below(tags.len().max(1))) {
                 let at = tag_boundary(rng, source);
@@ -308,7 +316,13 @@ fn mutate(rng: &mut Rng, source: &mut String, all: &[String]) {
             let (a, b) = (boundary(rng, source), boundary(rng, source));
             let (a, b) = (a.min(b), a.max(b));
             let mid = boundary(rng, &source[a..b]) + a;
-            let swapped = format!("{}{}{}{}", &source[..a], &source[mid..b], &source[a..mid], &source[b..]);
+            let swapped = format!(
+                "{}{}{}{}",
+                &source[..a],
+                &source[mid..b],
+                &source[a..mid],
+                &source[b..]
+            );
             *source = swapped;
         }
     }
@@ -385,8 +399,10 @@ fn exercise(input: &Input, heavy: bool) -> Outcome {
             return outcome;
         }
     };
-    let tools = vec![json!({"type": "function", "function": {"name": "get_weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}})];
+    let tools = vec![
+        json!({"type": "function", "function": {"name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}),
+    ];
     let conversation = vec![
         json!({"role": "system", "content": "Be brief."}),
         json!({"role": "user", "content": "Weather in Paris?"}),
@@ -415,7 +431,8 @@ fn exercise(input: &Input, heavy: bool) -> Outcome {
         // `resolve` analyses the template too (and caches the analysis for the life of the process).
         if let Ok(resolved) = parser_auto::resolve(None, Some(&template), &ParseOptions::new()) {
             let parser = resolved.parser;
-            let _ = parser.parse("<think>x</think>Hi <tool_call>{\"name\": \"get_weather\"}</tool_call>");
+            let _ = parser
+                .parse("<think>x</think>Hi <tool_call>{\"name\": \"get_weather\"}</tool_call>");
         }
     }
     if let Some(format) = template.response_format() {
@@ -438,8 +455,7 @@ fn record_panics() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let recorded = PANIC.try_with(|slot| {
-                slot.borrow_mut()
-                    .get_or_insert_with(|| info.to_string());
+                slot.borrow_mut().get_or_insert_with(|| info.to_string());
             });
             if recorded.is_err() {
                 previous(info);
@@ -449,7 +465,11 @@ fn record_panics() {
 }
 
 /// Runs `input` on its own thread, with a panic caught and a time limit.
-fn run_one(input: &Input, heavy: bool, hang_after: Duration) -> Result<(Outcome, Duration), (FindingKind, String)> {
+fn run_one(
+    input: &Input,
+    heavy: bool,
+    hang_after: Duration,
+) -> Result<(Outcome, Duration), (FindingKind, String)> {
     let (send, receive) = mpsc::channel();
     let owned = input.clone();
     let started = Instant::now();
@@ -458,7 +478,8 @@ fn run_one(input: &Input, heavy: bool, hang_after: Duration) -> Result<(Outcome,
         .stack_size(8 << 20)
         .spawn(move || {
             record_panics();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exercise(&owned, heavy)));
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exercise(&owned, heavy)));
             let caught = PANIC.with(|slot| slot.borrow_mut().take());
             let _ = send.send(match (result, caught) {
                 (Ok(_), Some(message)) | (Err(_), Some(message)) => Err(message),
@@ -472,7 +493,10 @@ fn run_one(input: &Input, heavy: bool, hang_after: Duration) -> Result<(Outcome,
     match receive.recv_timeout(hang_after) {
         Ok(Ok(outcome)) => Ok((outcome, started.elapsed())),
         Ok(Err(message)) => Err((FindingKind::Panic, message)),
-        Err(_) => Err((FindingKind::Hang, format!("still running after {hang_after:?}"))),
+        Err(_) => Err((
+            FindingKind::Hang,
+            format!("still running after {hang_after:?}"),
+        )),
     }
 }
 
@@ -480,7 +504,11 @@ fn run_one(input: &Input, heavy: bool, hang_after: Duration) -> Result<(Outcome,
 fn shrink(input: &Input, kind: FindingKind, heavy: bool, deadline: Instant) -> Input {
     let fails = |candidate: &Input| {
         // A hang is re-checked with a shorter limit: shrinking must not take hours.
-        let limit = if kind == FindingKind::Hang { HANG_AFTER } else { Duration::from_secs(30) };
+        let limit = if kind == FindingKind::Hang {
+            HANG_AFTER
+        } else {
+            Duration::from_secs(30)
+        };
         matches!(run_one(candidate, heavy, limit), Err((k, _)) if k == kind)
     };
     let mut best = input.clone();
@@ -498,7 +526,10 @@ fn shrink(input: &Input, kind: FindingKind, heavy: bool, deadline: Instant) -> I
             if candidate.config.is_some() {
                 // The config embeds the template: keep the two together by dropping the config when the
                 // template alone still fails.
-                let alone = Input { source: candidate.source.clone(), config: None };
+                let alone = Input {
+                    source: candidate.source.clone(),
+                    config: None,
+                };
                 if fails(&alone) {
                     best = alone;
                     progressed = true;
@@ -537,7 +568,11 @@ fn write(dir: &Path, finding: &Finding) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(&dir)?;
     let name = hash(&finding.input);
     let path = dir.join(format!("{name}.jinja"));
-    let header = format!("{{# fuzz: {} — {} #}}\n", finding.kind, finding.detail.replace("#}", "# }"));
+    let header = format!(
+        "{{# fuzz: {} — {} #}}\n",
+        finding.kind,
+        finding.detail.replace("#}", "# }")
+    );
     std::fs::write(&path, format!("{header}{}", finding.input.source))?;
     if let Some(config) = &finding.input.config {
         std::fs::write(dir.join(format!("{name}.json")), config)?;
@@ -585,9 +620,12 @@ pub fn replay_dir(dir: &Path) -> Vec<String> {
 pub fn explain(seed: u64, index: u64) -> String {
     let input = make_input(seed, index);
     // Printed before it runs: a stack overflow aborts the process.
-    eprintln!("template input {index} (seed {seed}), before running:\n{}", input.source);
+    eprintln!(
+        "template input {index} (seed {seed}), before running:\n{}",
+        input.source
+    );
     let started = Instant::now();
-    let outcome = exercise(&input, index % 8 == 0);
+    let outcome = exercise(&input, index.is_multiple_of(8));
     format!(
         "template input {index} (seed {seed}):\n{}\nconfig: {:?}\n{} renders, errors {:?}, {:?}\n",
         input.source,
@@ -607,7 +645,8 @@ pub fn run(budget: &Budget) -> TemplateReport {
     let threads = budget.threads.max(1);
     let workers: Vec<_> = (0..threads)
         .map(|_| {
-            let (shared, next, stop, budget) = (report.clone(), next.clone(), stop.clone(), budget.clone());
+            let (shared, next, stop, budget) =
+                (report.clone(), next.clone(), stop.clone(), budget.clone());
             std::thread::spawn(move || {
                 use std::sync::atomic::Ordering;
                 loop {
@@ -619,7 +658,7 @@ pub fn run(budget: &Budget) -> TemplateReport {
                     }
                     let input = make_input(budget.seed, index);
                     // The analysis is the slowest part: one input in eight goes through it.
-                    let heavy = index % 8 == 0;
+                    let heavy = index.is_multiple_of(8);
                     let result = run_one(&input, heavy, HANG_AFTER);
                     let mut report = shared.lock().unwrap_or_else(|p| p.into_inner());
                     report.inputs += 1;
@@ -633,8 +672,14 @@ pub fn run(budget: &Budget) -> TemplateReport {
                         }
                         Err((kind, detail)) => {
                             drop(report);
-                            let shrunk = shrink(&input, kind, heavy, Instant::now() + budget.shrink_time);
-                            let mut finding = Finding { kind, detail, input: shrunk, file: None };
+                            let shrunk =
+                                shrink(&input, kind, heavy, Instant::now() + budget.shrink_time);
+                            let mut finding = Finding {
+                                kind,
+                                detail,
+                                input: shrunk,
+                                file: None,
+                            };
                             if let Some(dir) = &budget.regressions {
                                 finding.file = write(dir, &finding).ok();
                             }
@@ -659,7 +704,10 @@ pub fn run(budget: &Budget) -> TemplateReport {
         {
             last_progress = Instant::now();
             let inputs = report.lock().map(|r| r.inputs).unwrap_or(0);
-            eprintln!("  templates: {:.0} s, {inputs} inputs", started.elapsed().as_secs_f64());
+            eprintln!(
+                "  templates: {:.0} s, {inputs} inputs",
+                started.elapsed().as_secs_f64()
+            );
         }
     }
     for worker in workers {

@@ -19,7 +19,10 @@ fn templates_family_smoke() {
     assert_eq!(report.inputs, 80, "{report}");
     assert!(report.is_clean(), "{report}");
     assert!(
-        report.errors.keys().any(|k| k != "compile" && k != "render"),
+        report
+            .errors
+            .keys()
+            .any(|k| k != "compile" && k != "render"),
         "the hostile shapes reach the limits: {report}"
     );
 }

@@ -239,7 +239,21 @@ fn resolve(
     let Resolved { parser, route } =
         parser_auto::resolve(args.model.as_deref(), Some(template), options)
             .map_err(|error| Failure::msg(error.to_string()))?;
+    if route == parser_auto::Route::PlainContent {
+        refuse_limited(template)?;
+    }
     Ok((parser, Some(route.to_string())))
+}
+
+/// A template whose analysis ran into a render limit is an error here (the library falls back to plain
+/// content and logs a warning; a command-line user should see it fail).
+fn refuse_limited(template: &ChatTemplate) -> Result<(), Failure> {
+    match &parser_auto::analysis_for(template).stopped_by_limit {
+        Some(error) => Err(Failure::msg(format!(
+            "the chat template could not be analysed: {error}"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `--render`: the prompt a conversation becomes, printed as it is (no newline added).
@@ -316,6 +330,7 @@ fn template_error(error: parser_auto::Error) -> String {
 /// `--analyze`: the analysis report of a template (or, with `--json`, the analysis itself).
 fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let template = load_template_path(&args.path).map_err(Failure::Message)?;
+    refuse_limited(&template)?;
     let analysis = parser_auto::analysis_for(&template);
     if args.json {
         let json = serde_json::to_string_pretty(&*analysis)
@@ -433,7 +448,8 @@ impl XorShift {
     }
 }
 
-/// `--batch`: one result line per case. A case that cannot be run gets an `error` and the run goes on.
+/// `--batch`: one result line per case. A case that cannot be run gets an `error` and the run goes on;
+/// the run then ends with exit code 2.
 fn batch(args: &BatchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let text = read_text(&args.file, "batch file")?;
     let mut templates = TemplateCache::default();
@@ -461,10 +477,10 @@ fn batch(args: &BatchArgs, out: &mut dyn Write) -> Result<(), Failure> {
         writeln!(out, "{}", Json::Object(fields).compact())?;
     }
     if failed > 0 {
-        let _ = writeln!(
-            io::stderr(),
-            "llm-parse: {failed} of {cases} cases could not be run (see their \"error\" field)"
-        );
+        // Every other line's result is out already; the run still fails, so that a script notices.
+        return Err(Failure::msg(format!(
+            "{failed} of {cases} cases could not be run (see their \"error\" field)"
+        )));
     }
     Ok(())
 }

@@ -16,6 +16,9 @@ pub enum Json {
     Object(Vec<(&'static str, Json)>),
     /// An array.
     Array(Vec<Json>),
+    /// JSON text printed as it was written (keys in their order, numbers and escapes unchanged): the
+    /// arguments of a tool call. Compact output drops only the whitespace between tokens.
+    Raw(String),
 }
 
 impl Json {
@@ -52,6 +55,7 @@ impl Json {
         match self {
             // `Display` of a `Value` is its compact JSON text (and cannot fail).
             Json::Value(value) => out.push_str(&value.to_string()),
+            Json::Raw(text) => push_without_whitespace(out, text),
             Json::Object(fields) => {
                 out.push('{');
                 for (at, (key, value)) in fields.iter().enumerate() {
@@ -86,6 +90,12 @@ impl Json {
                 let text = format!("{value:#}");
                 out.push_str(&text.replace('\n', &format!("\n{}", "  ".repeat(depth))));
             }
+            // The text as written; its line breaks (never inside a JSON string) follow our indentation.
+            Json::Raw(text) => out.push_str(
+                &text
+                    .trim()
+                    .replace('\n', &format!("\n{}", "  ".repeat(depth))),
+            ),
             Json::Object(fields) if fields.is_empty() => out.push_str("{}"),
             Json::Array(items) if items.is_empty() => out.push_str("[]"),
             Json::Object(fields) => {
@@ -116,6 +126,27 @@ impl Json {
     }
 }
 
+/// `text` (valid JSON) without the whitespace between its tokens; strings are copied byte for byte.
+fn push_without_whitespace(out: &mut String, text: &str) {
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+}
+
 fn push_key(out: &mut String, key: &str) {
     out.push_str(&Value::String(key.to_owned()).to_string());
 }
@@ -139,16 +170,18 @@ pub fn message_json(message: &ParsedMessage) -> Json {
 
 /// One call: `id`, `name`, `arguments` (a JSON value when valid, else the raw text as a string), `valid`.
 pub fn call_json(call: &ToolCall) -> Json {
-    let arguments = if call.valid {
-        serde_json::from_str::<Value>(&call.arguments)
-            .unwrap_or_else(|_| Value::String(call.arguments.clone()))
+    // Valid arguments print as the model wrote them (never re-serialised: big integers, key order and
+    // escapes survive); anything else as a string holding the raw text.
+    let is_json = serde_json::from_str::<Value>(&call.arguments).is_ok();
+    let arguments = if call.valid && is_json {
+        Json::Raw(call.arguments.clone())
     } else {
-        Value::String(call.arguments.clone())
+        Json::string(&call.arguments)
     };
     Json::Object(vec![
         ("id", Json::string(&call.id)),
         ("name", Json::string(&call.name)),
-        ("arguments", Json::Value(arguments)),
+        ("arguments", arguments),
         ("valid", Json::Value(Value::Bool(call.valid))),
     ])
 }
@@ -221,6 +254,35 @@ mod tests {
     }
 
     #[test]
+    fn arguments_print_as_the_model_wrote_them() {
+        let arguments =
+            r#"{"zeta": 1, "alpha": 12345678901234567890123, "u": "caf\u00e9", "s": "a b\n"}"#;
+        let message = ParsedMessage {
+            tool_calls: vec![ToolCall {
+                id: "call_1".to_owned(),
+                name: "f".to_owned(),
+                arguments: arguments.to_owned(),
+                valid: true,
+            }],
+            ..ParsedMessage::default()
+        };
+        let json = message_json(&message);
+        let compact = json.compact();
+        assert!(
+            compact.contains(r#""arguments":{"zeta":1,"alpha":12345678901234567890123,"u":"caf\u00e9","s":"a b\n"}"#),
+            "{compact}"
+        );
+        let pretty = json.pretty();
+        assert!(pretty.contains(arguments), "{pretty}");
+        // What is printed is JSON whose value is the arguments' value.
+        let reparsed: Value = serde_json::from_str(&compact).unwrap();
+        assert_eq!(
+            reparsed["tool_calls"][0]["arguments"],
+            serde_json::from_str::<Value>(arguments).unwrap()
+        );
+    }
+
+    #[test]
     fn compact_keeps_field_order_and_unicode() {
         let text = message_json(&sample()).compact();
         assert!(
@@ -240,9 +302,12 @@ mod tests {
         let pretty: Value = serde_json::from_str(&json.pretty()).unwrap();
         let compact: Value = serde_json::from_str(&json.compact()).unwrap();
         assert_eq!(pretty, compact);
+        // Arguments are printed as the model wrote them, in pretty output too.
         assert!(
             json.pretty()
-                .contains("\n      \"arguments\": {\n        \"city\": \"Paris\",")
+                .contains("\n      \"arguments\": {\"city\": \"Paris\", \"days\": [1, 2]},"),
+            "{}",
+            json.pretty()
         );
         assert_eq!(Json::Array(vec![]).pretty(), "[]");
     }

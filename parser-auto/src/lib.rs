@@ -49,6 +49,7 @@
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod analyze;
@@ -64,26 +65,32 @@ pub use parser_core::{
 
 /// The DeepSeek family (feature `deepseek`).
 #[cfg(feature = "deepseek")]
+#[cfg_attr(docsrs, doc(cfg(feature = "deepseek")))]
 pub use parser_deepseek as deepseek;
 
 /// The Qwen family (feature `qwen`).
 #[cfg(feature = "qwen")]
+#[cfg_attr(docsrs, doc(cfg(feature = "qwen")))]
 pub use parser_qwen as qwen;
 
 /// The Kimi family (feature `kimi`).
 #[cfg(feature = "kimi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "kimi")))]
 pub use parser_kimi as kimi;
 
 /// The GPT-OSS family (feature `gptoss`).
 #[cfg(feature = "gptoss")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gptoss")))]
 pub use parser_gptoss as gptoss;
 
 /// The GLM family (feature `glm`).
 #[cfg(feature = "glm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "glm")))]
 pub use parser_glm as glm;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use parser_core::openai;
 
 /// The parser for a model id (`deepseek-ai/DeepSeek-V3.1`, `unsloth/DeepSeek-R1-GGUF`, …).

@@ -100,6 +100,7 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod compose;
@@ -110,6 +111,7 @@ mod json;
 mod json_call;
 mod message;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod openai;
 mod options;
 mod preview;
@@ -120,6 +122,7 @@ mod schema;
 mod stage;
 mod tagged;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod tool;
 

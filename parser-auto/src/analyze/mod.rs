@@ -1,5 +1,10 @@
 //! The differential analyzer: renders a chat template with varied inputs, diffs the renders, and finds
-//! the template's markers (the design of `seeds/auto-parser-architecture.md`, phases R, C, T and A).
+//! the template's markers in four phases: **R**easoning (does the template render a reasoning field, and
+//! between which markers; does the generation prompt open it; does a thinking switch change it),
+//! **C**ontent (is the answer wrapped in markers of its own), **T**ools (how a call is written: JSON
+//! with which field names, tags around a JSON object, tagged arguments, or Python-style calls; the
+//! section and per-call markers; where a call id goes) and **A**ssembly (the markers collected into an
+//! [`Analysis`] that `generic/` turns into a parser).
 //!
 //! Every probe renders two conversations that differ in one thing (a reasoning field, a tool call, the
 //! function name, an argument value, a call id) and looks at what changed. Needles are distinctive
@@ -80,6 +85,7 @@ pub fn analyze_measured(template: &ChatTemplate) -> (Analysis, u64) {
         empty.notes.push(format!(
             "analysis stopped, the template ran into a render limit: {err}"
         ));
+        empty.stopped_by_limit = Some(err.to_string());
         return (empty, spent);
     }
     (analysis, spent)
@@ -481,9 +487,11 @@ impl Probe<'_> {
     fn tagged(&self, analysis: &mut Analysis, text: &str, name_at: usize, two: Option<&str>) {
         let name_end = name_at + FUN_FIRST.len();
         // The arguments: a JSON object holding the argument names, or tagged arguments.
+        // Only a region after the name: a malformed render can put the name inside the region found.
         let args_json = text[name_end..]
             .find(&format!("\"{ARG_FIRST}\""))
-            .and_then(|at| json_region_containing(text, name_end + at));
+            .and_then(|at| json_region_containing(text, name_end + at))
+            .filter(|&(from, _)| from >= name_end);
         let segments_before = segmentize_markers(&text[..name_at]);
         let markers = &mut analysis.markers;
         // Name prefix/suffix: inside a marker (`<function=NAME>`) or between markers.
@@ -528,7 +536,9 @@ impl Probe<'_> {
         }
         if let Some((from, to)) = args_json {
             analysis.tools = ToolFormat::TagWithJson;
-            let between = &text[name_end + markers.func_name_suffix.len()..from];
+            let between = text
+                .get(name_end + markers.func_name_suffix.len()..from)
+                .unwrap_or_default();
             if !name_in_marker {
                 markers.func_name_suffix = between.trim().to_owned();
             } else {

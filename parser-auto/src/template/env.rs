@@ -318,7 +318,10 @@ mod tests {
     #[test]
     fn a_closer_overlapping_the_opener_is_not_a_tag_end() {
         // Found by the templates fuzzer: `{%}` sliced `tag[2..1]`.
-        assert_eq!(strip_generation_tags("{%}} generation x"), "{%}} generation x");
+        assert_eq!(
+            strip_generation_tags("{%}} generation x"),
+            "{%}} generation x"
+        );
         assert_eq!(
             strip_generation_tags("{%} {% generation %}a{% endgeneration %}"),
             "{%} {% generation %}a{% endgeneration %}"
