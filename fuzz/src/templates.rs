@@ -146,20 +146,25 @@ impl fmt::Display for TemplateReport {
     }
 }
 
+/// The `*.jinja` files of `dir`, sorted (none when it cannot be read).
+fn jinja_files(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jinja"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// The reference templates, read once from `templates/` at the repository root.
 fn templates() -> &'static [String] {
     static TEMPLATES: OnceLock<Vec<String>> = OnceLock::new();
     TEMPLATES.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates");
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jinja"))
-            .collect();
-        paths.sort();
-        let sources: Vec<String> = paths
+        let sources: Vec<String> = jinja_files(&dir)
             .iter()
             .filter_map(|p| std::fs::read_to_string(p).ok())
             .collect();
@@ -594,15 +599,7 @@ pub fn read(path: &Path) -> Result<Input, String> {
 /// Re-runs every template regression under `dir/templates/`; returns what still fails.
 pub fn replay_dir(dir: &Path) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir.join("templates"))
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jinja"))
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in jinja_files(&dir.join("templates")) {
         match read(&path) {
             Ok(input) => {
                 if let Err((kind, detail)) = run_one(&input, true, HANG_AFTER) {

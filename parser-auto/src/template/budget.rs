@@ -478,6 +478,24 @@ impl fmt::Write for CappedWriter<'_> {
     }
 }
 
+/// `value` formatted by `write` into a string no longer than the budget's string size (`what` names
+/// the operation in the error).
+pub(super) fn format_capped(
+    what: &str,
+    write: impl FnOnce(&mut CappedWriter<'_>) -> fmt::Result,
+) -> Result<String, Error> {
+    let mut text = String::new();
+    let mut writer = CappedWriter {
+        out: &mut text,
+        cap: value_bytes(),
+        overflowed: false,
+    };
+    if write(&mut writer).is_err() && writer.overflowed {
+        check_string(usize::MAX, what)?;
+    }
+    Ok(text)
+}
+
 /// Writes `value` as minijinja's `~` does (its `Display`), refusing to exceed `cap`; `Err` means the
 /// cap was reached.
 fn display_capped(value: &Value, out: &mut String, cap: usize) -> Result<(), ()> {

@@ -36,15 +36,7 @@ pub(super) fn format_value(
         budget::emit(text.len())?;
         return minijinja::escape_formatter(out, state, value);
     }
-    let mut text = String::new();
-    let mut writer = budget::CappedWriter {
-        out: &mut text,
-        cap: budget::value_bytes(),
-        overflowed: false,
-    };
-    if write!(writer, "{value}").is_err() && writer.overflowed {
-        budget::check_string(usize::MAX, "printing a value")?;
-    }
+    let text = budget::format_capped("printing a value", |w| write!(w, "{value}"))?;
     budget::emit(text.len())?;
     if matches!(state.auto_escape(), AutoEscape::None) || value.is_safe() {
         out.write_str(&text).map_err(Error::from)

@@ -49,16 +49,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
     );
     env.add_filter("pprint", |value: &Value| -> Result<String, Error> {
         use std::fmt::Write as _;
-        let mut text = String::new();
-        let mut writer = budget::CappedWriter {
-            out: &mut text,
-            cap: budget::value_bytes(),
-            overflowed: false,
-        };
-        if write!(writer, "{value:#?}").is_err() && writer.overflowed {
-            budget::check_string(usize::MAX, "`pprint`")?;
-        }
-        Ok(text)
+        budget::format_capped("`pprint`", |w| write!(w, "{value:#?}"))
     });
     env.add_filter("list", |state: &State, value: Value| {
         if let Some(s) = value.as_str() {
