@@ -38,7 +38,8 @@ Commands:
       damaged by mutators, parsed one-shot and in random chunkings; checks no panic, streaming =
       one-shot, the call protocol, no leaked marker fragments, and the oracle. Failures are shrunk
       and written to fuzz/regressions/<family>/, which cargo test -p fuzz re-runs.
-      --family F    deepseek, qwen, kimi, gptoss, glm, generic or all (default all)
+      --family F    deepseek, qwen, kimi, gptoss, glm, generic, templates (hostile chat templates
+                    and response configs against the render budget) or all (default all)
       --minutes N   minutes per family (default 1)
       --inputs N    inputs per family (with --minutes, whichever comes first)
       --seed S      the run's seed (default: from the clock, printed)
