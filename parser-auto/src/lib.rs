@@ -93,6 +93,11 @@ pub use parser_glm as glm;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use parser_core::openai;
 
+/// The `serde_json` this crate's API is written in ([`template::RenderInput`]'s messages and tools,
+/// the serialisable [`analyze::Analysis`]), re-exported so that a server needs no dependency of its
+/// own to build those values: `use parser_auto::serde_json::json;`.
+pub use serde_json;
+
 /// The parser for a model id (`deepseek-ai/DeepSeek-V3.1`, `unsloth/DeepSeek-R1-GGUF`, …).
 ///
 /// The most specific registered model pattern wins; organisation prefixes and packaging suffixes
