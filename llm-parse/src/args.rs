@@ -42,6 +42,10 @@ CHOOSING THE PARSER:
                           or chat_template.json (a directory is read as with --model-dir)
   --model-dir DIR         a Hugging Face model directory: its chat_template.jinja,
                           chat_template.json or tokenizer_config.json, with its special tokens
+  --template-name NAME    which of the model's named chat templates to use (a tokenizer_config.json
+                          may list several: default, tool_use, rag); without it, as transformers
+                          picks: tool_use when the request has tools (--tools) and the model has
+                          one, else default
   With a template (--template or --model-dir), a --model that a registered parser knows still
   picks that parser; otherwise the template does: the family parser whose special tokens it
   writes, else a generic parser configured by the template's analysis (see --analyze). The
@@ -85,7 +89,8 @@ BATCH (conformance runs):
 
 ANALYSIS (when a new model misbehaves):
   --analyze TEMPLATE|DIR  analyse a chat template (.jinja, tokenizer_config.json or
-                          chat_template.json) or a model directory's template, and print the
+                          chat_template.json) or a model directory's template (its default one,
+                          or the one --template-name names), and print the
                           detected reasoning, content and tool-call modes, the markers, the
                           capabilities, the preserved tokens and the route a model with this
                           template takes when its name is unknown
@@ -162,6 +167,8 @@ pub struct RunArgs {
     pub parser: Option<String>,
     /// `--template` or `--model-dir`.
     pub template: Option<TemplateSource>,
+    /// `--template-name`: one of the model's named templates, for every request.
+    pub template_name: Option<String>,
     /// `--prompt-tail`.
     pub prompt_tail: Option<String>,
     /// `--thinking`.
@@ -202,6 +209,8 @@ pub struct BatchArgs {
 pub struct AnalyzeArgs {
     /// The template file or model directory.
     pub path: PathBuf,
+    /// `--template-name`: one of the model's named templates.
+    pub template_name: Option<String>,
     /// `--json`: the analysis as JSON instead of the report.
     pub json: bool,
 }
@@ -213,6 +222,8 @@ pub struct RenderArgs {
     pub conversation: Input,
     /// `--template` or `--model-dir`.
     pub template: TemplateSource,
+    /// `--template-name`: one of the model's named templates, whatever the tools.
+    pub template_name: Option<String>,
     /// `--thinking`.
     pub thinking: Option<bool>,
     /// `--tools`.
@@ -254,6 +265,7 @@ struct Raw {
     parser: Option<String>,
     template: Option<String>,
     model_dir: Option<String>,
+    template_name: Option<String>,
     analyze: Option<String>,
     render: Option<String>,
     templates: Option<String>,
@@ -352,6 +364,7 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--parser" => &mut raw.parser,
             "--template" => &mut raw.template,
             "--model-dir" => &mut raw.model_dir,
+            "--template-name" => &mut raw.template_name,
             "--analyze" => &mut raw.analyze,
             "--render" => &mut raw.render,
             "--templates" => &mut raw.templates,
@@ -386,6 +399,7 @@ fn batch_command(raw: Raw, file: String) -> Result<Command, String> {
         ("--parser", raw.parser.is_some()),
         ("--template", raw.template.is_some()),
         ("--model-dir", raw.model_dir.is_some()),
+        ("--template-name", raw.template_name.is_some()),
         ("--prompt-tail", raw.prompt_tail.is_some()),
         ("--thinking", raw.thinking.is_some()),
         ("--tools", raw.tools.is_some()),
@@ -444,6 +458,7 @@ fn render_command(raw: Raw, file: String) -> Result<Command, String> {
     Ok(Command::Render(RenderArgs {
         conversation: input_from(&file),
         template,
+        template_name: raw.template_name,
         thinking: raw.thinking.as_deref().map(parse_thinking).transpose()?,
         tools: raw.tools.map(PathBuf::from),
     }))
@@ -476,6 +491,7 @@ fn analyze_command(raw: Raw, path: String) -> Result<Command, String> {
     }
     Ok(Command::Analyze(AnalyzeArgs {
         path: PathBuf::from(path),
+        template_name: raw.template_name,
         json: raw.json,
     }))
 }
@@ -506,6 +522,12 @@ fn run_command(raw: Raw) -> Result<Command, String> {
     if raw.templates.is_some() {
         return Err("`--templates` only applies to --batch; use --template FILE".to_owned());
     }
+    if raw.template_name.is_some() && template.is_none() {
+        return Err(
+            "`--template-name` names one of the templates of --template FILE or --model-dir DIR"
+                .to_owned(),
+        );
+    }
     if raw.positional.len() > 1 {
         return Err(format!(
             "one input at a time: got `{}` and `{}`",
@@ -516,6 +538,7 @@ fn run_command(raw: Raw) -> Result<Command, String> {
         model: raw.model,
         parser: raw.parser,
         template,
+        template_name: raw.template_name,
         prompt_tail: raw.prompt_tail,
         thinking: raw.thinking.as_deref().map(parse_thinking).transpose()?,
         tools: raw.tools.map(PathBuf::from),
@@ -687,6 +710,7 @@ mod tests {
             parse_strs(&["--analyze", "models/m", "--json"]),
             Ok(Command::Analyze(AnalyzeArgs {
                 path: PathBuf::from("models/m"),
+                template_name: None,
                 json: true,
             }))
         );
@@ -717,5 +741,39 @@ mod tests {
                 ignore_model: false,
             }))
         );
+    }
+
+    #[test]
+    fn template_name_goes_with_a_template() {
+        let Ok(Command::Run(run)) =
+            parse_strs(&["--model-dir", "models/m", "--template-name", "tool_use"])
+        else {
+            panic!("not a run");
+        };
+        assert_eq!(run.template_name.as_deref(), Some("tool_use"));
+        let Ok(Command::Render(render)) = parse_strs(&[
+            "--render",
+            "r.json",
+            "--template",
+            "tokenizer_config.json",
+            "--template-name=rag",
+        ]) else {
+            panic!("not a render");
+        };
+        assert_eq!(render.template_name.as_deref(), Some("rag"));
+        let Ok(Command::Analyze(analyze)) =
+            parse_strs(&["--analyze", "models/m", "--template-name", "default"])
+        else {
+            panic!("not an analysis");
+        };
+        assert_eq!(analyze.template_name.as_deref(), Some("default"));
+        for args in [
+            &["--model", "m", "--template-name", "tool_use"][..],
+            &["--batch", "c.jsonl", "--template-name", "tool_use"],
+            &["--model-dir", "m", "--template-name"],
+        ] {
+            let err = parse_strs(args).unwrap_err();
+            assert!(err.contains("--template-name"), "{args:?}: {err}");
+        }
     }
 }

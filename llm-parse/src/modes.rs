@@ -146,7 +146,9 @@ fn list(out: &mut dyn Write) -> Result<(), Failure> {
 fn run_one(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let options = run_options(args)?;
     // Pick the parser before reading stdin, so that a wrong model or a bad template fails at once.
-    let template = args.template.as_ref().map(load_template).transpose()?;
+    let template = (args.template.as_ref())
+        .map(|source| load_template(source, args.template_name.as_deref()))
+        .transpose()?;
     let (parser, route) = resolve(args, template.as_ref(), &options)?;
     let text = read_text(&args.input, "input")?;
     if let Some(route) = route {
@@ -240,7 +242,8 @@ fn resolve(
         parser_auto::resolve(args.model.as_deref(), Some(template), options)
             .map_err(|error| Failure::msg(error.to_string()))?;
     if route == parser_auto::Route::PlainContent {
-        refuse_limited(template)?;
+        // The template this request was resolved with: `tool_use` when it has tools.
+        refuse_limited(template.for_request(options.tools.is_some()))?;
     }
     Ok((parser, Some(route.to_string())))
 }
@@ -258,7 +261,7 @@ fn refuse_limited(template: &ChatTemplate) -> Result<(), Failure> {
 
 /// `--render`: the prompt a conversation becomes, printed as it is (no newline added).
 fn render(args: &RenderArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let template = load_template(&args.template)?;
+    let template = load_template(&args.template, args.template_name.as_deref())?;
     let text = read_text(&args.conversation, "conversation")?;
     let mut body = parser_auto::response::Value::from_json(&text)
         .map_err(|error| Failure::msg(format!("the conversation is not valid JSON: {error}")))?;
@@ -289,9 +292,10 @@ fn render(args: &RenderArgs, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Loads the chat template of `--template` or `--model-dir`.
-fn load_template(source: &TemplateSource) -> Result<ChatTemplate, Failure> {
-    match source {
+/// Loads the chat template of `--template` or `--model-dir`; with `--template-name`, the model's
+/// template of that name, for every request.
+fn load_template(source: &TemplateSource, name: Option<&str>) -> Result<ChatTemplate, Failure> {
+    let template = match source {
         TemplateSource::File(path) => load_template_path(path),
         TemplateSource::ModelDir(dir) if !dir.is_dir() => Err(format!(
             "`--model-dir {}`: not a directory (a Hugging Face model directory is expected; \
@@ -300,7 +304,18 @@ fn load_template(source: &TemplateSource) -> Result<ChatTemplate, Failure> {
         )),
         TemplateSource::ModelDir(dir) => ChatTemplate::from_model_dir(dir).map_err(template_error),
     }
-    .map_err(Failure::Message)
+    .map_err(Failure::Message)?;
+    select_template(template, name)
+}
+
+/// The template `--template-name` names among the loaded model's templates (all of them when `None`:
+/// a request with tools then gets `tool_use`, as transformers picks).
+fn select_template(template: ChatTemplate, name: Option<&str>) -> Result<ChatTemplate, Failure> {
+    match name {
+        Some(name) => (template.select(name))
+            .map_err(|error| Failure::msg(format!("--template-name: {}", template_error(error)))),
+        None => Ok(template),
+    }
 }
 
 /// Loads a chat template file (`.jinja`, `tokenizer_config.json`, `chat_template.json`), or a model
@@ -330,6 +345,7 @@ fn template_error(error: parser_auto::Error) -> String {
 /// `--analyze`: the analysis report of a template (or, with `--json`, the analysis itself).
 fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let template = load_template_path(&args.path).map_err(Failure::Message)?;
+    let template = select_template(template, args.template_name.as_deref())?;
     refuse_limited(&template)?;
     let analysis = parser_auto::analysis_for(&template);
     if args.json {

@@ -11,22 +11,25 @@
 //! parser once per model: a family by model name, else by the template's signature, else the response
 //! format the config declares, else the template analyzer. Without arguments, two temporary
 //! directories are built: Qwen3's template as `chat_template.jinja`, and DeepSeek-V3.1's inside
-//! `tokenizer_config.json`.
+//! `tokenizer_config.json`. Those two templates are embedded from the repository's `templates/`
+//! (`include_str!` paths relative to this file): copied into another crate, this example needs them
+//! at the same relative place, or the two paths pointed at copies.
 //!
 //! A parser that starts in `Content` still reads a `<think>` block the model opens itself (Qwen3 with
 //! thinking on); one that starts in `Reasoning` reads the output as reasoning until `</think>`.
 //!
-//! The wire types come from `parser_core::openai`, which is `parser_auto::openai` with parser-auto's
-//! `openai` feature.
+//! Everything used here comes from `parser-auto` (with its `openai` feature): the wire types are
+//! `parser_auto::openai`, and JSON is `parser_auto::serde_json`. In a server's own crate it builds
+//! with `parser-auto = { version = "0.1", features = ["openai"] }` as the only dependency.
 use std::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use parser_auto::openai::{Config, Message};
+use parser_auto::serde_json::{self, json};
 use parser_auto::template::{ChatTemplate, RenderInput};
 use parser_auto::{ParseOptions, SpecialTokens};
-use parser_core::openai::{Config, Message};
-use serde_json::json;
 
 /// Qwen3's chat template (from `templates/`).
 const QWEN3_TEMPLATE: &str = include_str!("../../templates/Qwen-Qwen3-0.6B.jinja");

@@ -6,13 +6,15 @@
 //! cargo run -p parser-auto --example one_shot --features openai -- MODEL FILE      # FILE `-` is stdin
 //! ```
 //!
-//! The wire types come from `parser_core::openai`, which is `parser_auto::openai` with parser-auto's
-//! `openai` feature.
+//! Everything used here comes from `parser-auto` (with its `openai` feature): the wire types are
+//! `parser_auto::openai`, and JSON is `parser_auto::serde_json`. In a server's own crate it builds
+//! with `parser-auto = { version = "0.1", features = ["openai"] }` as the only dependency.
 use std::error::Error;
 use std::io::{Read, Write};
 
 use parser_auto::ParseOptions;
-use parser_core::openai::{Config, Envelope, FinishReason, Message};
+use parser_auto::openai::{Config, Envelope, FinishReason, Message};
+use parser_auto::serde_json;
 
 /// The sample's model.
 pub const SAMPLE_MODEL: &str = "deepseek-ai/DeepSeek-V3.1";

@@ -14,15 +14,17 @@
 //! When stdin is a terminal or empty, a Qwen3 sample (reasoning and a Hermes call) is streamed.
 //! MODEL defaults to `Qwen/Qwen3-8B`; the reasoning field to `reasoning_content`.
 //!
-//! The wire types come from `parser_core::openai`, which is `parser_auto::openai` with parser-auto's
-//! `openai` feature.
+//! Everything used here comes from `parser-auto` (with its `openai` feature): the wire types are
+//! `parser_auto::openai`, and JSON is `parser_auto::serde_json`. In a server's own crate it builds
+//! with `parser-auto = { version = "0.1", features = ["openai"] }` as the only dependency.
 use std::error::Error;
 use std::io::{BufRead, IsTerminal, Write};
 
 use parser_auto::ParseOptions;
-use parser_core::openai::{
+use parser_auto::openai::{
     Config, Envelope, FinishReason, ReasoningField, SSE_DONE, StreamConverter,
 };
+use parser_auto::serde_json;
 
 /// The model when none is given.
 pub const DEFAULT_MODEL: &str = "Qwen/Qwen3-8B";

@@ -93,6 +93,11 @@ pub use parser_glm as glm;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use parser_core::openai;
 
+/// The `serde_json` this crate's API is written in ([`template::RenderInput`]'s messages and tools,
+/// the serialisable [`analyze::Analysis`]), re-exported so that a server needs no dependency of its
+/// own to build those values: `use parser_auto::serde_json::json;`.
+pub use serde_json;
+
 /// The parser for a model id (`deepseek-ai/DeepSeek-V3.1`, `unsloth/DeepSeek-R1-GGUF`, …).
 ///
 /// The most specific registered model pattern wins; organisation prefixes and packaging suffixes
@@ -215,6 +220,10 @@ pub fn for_template(template: &template::ChatTemplate, options: &ParseOptions) -
 /// the response format the tokenizer config declares (`response_template` / `response_schema`); else
 /// the analyzer on the template; else plain content, with a `tracing` warning. Says which route was taken.
 ///
+/// For a model with a `tool_use` template beside its default (Hermes-2-Pro, Command-R), the template is
+/// the one a request with `options` renders with: `tool_use` when [`ParseOptions::tools`] is set (see
+/// [`Prepared::for_request`]).
+///
 /// The same as [`prepare`] followed by [`Prepared::parser`]; a server resolves once per model with
 /// `prepare` and builds a parser per request.
 ///
@@ -224,7 +233,11 @@ pub fn resolve(
     template: Option<&template::ChatTemplate>,
     options: &ParseOptions,
 ) -> Result<Resolved, Error> {
-    let prepared = prepare(model, template)?;
+    // Only the template this request renders with: the other's analysis is not needed.
+    let prepared = prepare_one(
+        model,
+        template.map(|t| t.for_request(options.tools.is_some())),
+    )?;
     Ok(Resolved {
         parser: prepared.parser(options),
         route: prepared.route,
@@ -233,13 +246,20 @@ pub fn resolve(
 
 /// A resolved model: how its parsers are built, and the route that chose them. Cheap to clone; build
 /// one parser per request with [`Prepared::parser`].
+///
+/// A model whose template keeps a `tool_use` template for requests with tools (see
+/// [`template::ChatTemplate`], "Models with several named templates") is prepared for both: requests
+/// without tools get the default template's parser ([`route`](Self::route) is its route), requests
+/// with tools the `tool_use` template's ([`for_request`](Self::for_request) says which).
 #[derive(Clone, Debug)]
 pub struct Prepared {
-    /// The route taken.
+    /// The route taken (for a request without tools, when the model has a `tool_use` template).
     pub route: Route,
     source: ParserSource,
     /// The template's special-token table, used when a request brings none.
     special_tokens: Option<std::sync::Arc<SpecialTokens>>,
+    /// The preparation of the model's `tool_use` template, for requests with tools.
+    with_tools: Option<Box<Prepared>>,
 }
 
 #[derive(Clone, Debug)]
@@ -250,8 +270,24 @@ enum ParserSource {
 }
 
 impl Prepared {
-    /// A parser for one output.
+    /// A parser for one output. When the model has a `tool_use` template, a request whose
+    /// [`ParseOptions::tools`] are set (as [`template::ChatTemplate::render_prompt`] sets them, even to
+    /// an empty list) gets that template's parser.
     pub fn parser(&self, options: &ParseOptions) -> Parser {
+        self.for_request(options).build(options)
+    }
+
+    /// What a request with `options` is parsed by: the preparation of the model's `tool_use` template
+    /// when the request has tools and the model has one, else this one. Its [`route`](Self::route),
+    /// [`special_tokens`](Self::special_tokens) and [`analysis`](Self::analysis) are the request's.
+    pub fn for_request(&self, options: &ParseOptions) -> &Prepared {
+        match &self.with_tools {
+            Some(with_tools) if options.tools.is_some() => with_tools,
+            _ => self,
+        }
+    }
+
+    fn build(&self, options: &ParseOptions) -> Parser {
         let with_tokens;
         let options = match &self.special_tokens {
             Some(tokens) if options.special_tokens.is_none() => {
@@ -291,10 +327,28 @@ impl Prepared {
 }
 
 /// Resolves a model once, in [`resolve`]'s order, without building a parser. The analysis of a template
-/// is computed once per distinct template and cached.
+/// is computed once per distinct template and cached. A template that keeps the model's `tool_use`
+/// template is resolved twice, once for each (see [`Prepared::for_request`]), unless the model name
+/// picks a family parser, which reads the calls of either.
 ///
 /// An error only when neither a model name that resolves nor a template was given.
 pub fn prepare(
+    model: Option<&str>,
+    template: Option<&template::ChatTemplate>,
+) -> Result<Prepared, Error> {
+    let mut prepared = prepare_one(model, template)?;
+    if !matches!(prepared.route, Route::ModelName(_))
+        && let Some(template) = template
+        && let tool_use = template.for_request(true)
+        && !std::ptr::eq(tool_use, template)
+    {
+        prepared.with_tools = Some(Box::new(prepare_one(model, Some(tool_use))?));
+    }
+    Ok(prepared)
+}
+
+/// [`prepare`] for one template.
+fn prepare_one(
     model: Option<&str>,
     template: Option<&template::ChatTemplate>,
 ) -> Result<Prepared, Error> {
@@ -305,6 +359,7 @@ pub fn prepare(
             route: Route::ModelName(entry.name),
             source: ParserSource::Family(entry),
             special_tokens: template.and_then(|t| t.special_tokens().cloned()),
+            with_tools: None,
         });
     }
     let Some(template) = template else {
@@ -320,6 +375,7 @@ pub fn prepare(
             route: Route::TemplateSignature(entry.name),
             source: ParserSource::Family(entry),
             special_tokens,
+            with_tools: None,
         });
     }
     if let Some(format) = template.response_format() {
@@ -327,6 +383,7 @@ pub fn prepare(
             route: Route::ResponseFormat,
             source: ParserSource::Response(format.clone()),
             special_tokens,
+            with_tools: None,
         });
     }
     let factory = factory_for(template);
@@ -346,6 +403,7 @@ pub fn prepare(
         // Even with nothing found, the analysis knows the end-of-turn tokens to keep out of content.
         source: ParserSource::Generic(factory),
         special_tokens,
+        with_tools: None,
     })
 }
 

@@ -14,7 +14,7 @@ mod sse_stream;
 #[path = "../examples/model_dir.rs"]
 mod model_dir;
 
-use parser_core::openai::ReasoningField;
+use parser_auto::openai::ReasoningField;
 use serde_json::Value;
 
 fn run(f: impl FnOnce(&mut Vec<u8>) -> Result<(), Box<dyn std::error::Error>>) -> String {

@@ -1,13 +1,13 @@
-//! OpenAI's wire format over real family outputs (`parser_core::openai`, `parser_auto::openai` with the
-//! `openai` feature): under every standard chunking, the chunks a server sends accumulate, as the OpenAI
+//! OpenAI's wire format over real family outputs (`parser_auto::openai`, parser-core's `openai` module
+//! behind parser-auto's `openai` feature): under every standard chunking, the chunks a server sends accumulate, as the OpenAI
 //! SDKs accumulate them, to the final message; no `null` is sent; a call's `id`, `type` and `name` come
 //! once, in its first entry; the reasoning field is the configured one; `finish_reason` is
 //! `tool_calls` when calls were made.
 
-use parser_auto::{ParseOptions, ParserEntry};
-use parser_core::openai::{
+use parser_auto::openai::{
     Config, Envelope, FinishReason, Message, ReasoningField, SSE_DONE, StreamConverter,
 };
+use parser_auto::{ParseOptions, ParserEntry};
 use parser_core::testing::Chunking;
 use rstest::rstest;
 use serde_json::{Map, Value, json};

@@ -30,6 +30,10 @@ mod conformance;
 mod flags;
 mod fuzz;
 mod new_family;
+#[cfg(test)]
+mod outside_crate;
+#[cfg(test)]
+mod scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -472,6 +472,7 @@ mod tests {
     use std::process::Command;
 
     use super::*;
+    use crate::scratch::{copy_dir, copy_file, run_in};
 
     /// `edited` is `original` with lines inserted, none removed or changed: the generator never
     /// rewrites what others wrote.
@@ -655,48 +656,6 @@ mod tests {
         for file in [WORKSPACE_MANIFEST, "Cargo.lock", "README.md"] {
             copy_file(&root.join(file), &to.join(file));
         }
-    }
-
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name();
-            if name == "target" || name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &to.join(&name));
-            } else {
-                copy_file(&entry.path(), &to.join(&name));
-            }
-        }
-    }
-
-    fn copy_file(from: &Path, to: &Path) {
-        std::fs::copy(from, to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
-        let modified = std::fs::metadata(from).unwrap().modified().unwrap();
-        let file = std::fs::File::options().write(true).open(to).unwrap();
-        file.set_modified(modified).unwrap();
-    }
-
-    /// Runs `program args` in `dir`; panics with its output when it fails.
-    fn run_in(dir: &Path, target: &Path, program: &str, args: &[&str]) {
-        let started = std::time::Instant::now();
-        let output = Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .env("CARGO_TARGET_DIR", target)
-            .output()
-            .unwrap_or_else(|e| panic!("{program} {args:?}: {e}"));
-        assert!(
-            output.status.success(),
-            "{program} {args:?} in {} failed:\n{}\n{}",
-            dir.display(),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        println!("{program} {args:?}: {:.1?}", started.elapsed());
     }
 
     // The generator's promise, end to end: in a copy of this workspace (under

@@ -15,10 +15,23 @@
 //! `>>>`, opens each call; content written after the same opener and a fixed word, `>>>all`, is
 //! content with that start marker).
 //!
-//! Two changes from the seed, learned from where it went next: reasoning modes are only NONE, TAG_BASED
-//! (a delimiter style is tag-based with an empty start) and TOOLS_ONLY, with the generation prompt kept
-//! so that the parser treats its tail (from the reasoning start marker on) as the beginning of the
-//! output; and markers need not be ASCII-bracketed (`◁think▷`).
+//! The design is llama.cpp's differential analyzer (`common/chat-diff-analyzer.cpp`, with the helpers
+//! in `common/chat-auto-parser-helpers.cpp`; this project started from a description of it): the same
+//! probe-and-diff phases, the same kind of needles, and a list of workarounds applied after the
+//! analysis. Where it differs:
+//!
+//! - **Three reasoning modes.** llama.cpp classifies NONE, TAG_BASED, DELIMITER, FORCED_OPEN,
+//!   FORCED_CLOSED and TOOLS_ONLY; here [`ReasoningMode`] is only `None`, `TagBased` (a delimiter
+//!   style such as Apriel's `[BEGIN FINAL RESPONSE]` is tag-based with an empty start) and `ToolsOnly`.
+//!   Whether the output starts inside reasoning (llama.cpp's forced modes) is not a mode of the
+//!   template but a property of each prompt: the analysis keeps the generation prompt
+//!   ([`Analysis::generation_prompt`], and the one with thinking off), and the parser reads its tail
+//!   from the reasoning start marker on as the beginning of the output, so `enable_thinking` and a
+//!   prompt that the server rendered decide it per request.
+//! - **Markers need not be ASCII-bracketed.** Besides `<…>` and `[…]`, `◁…▷` is a marker bracket
+//!   (Kimi-VL's `◁think▷`), and free text is compared by character, not byte (see [`diff`]).
+//! - **Python-style calls and punctuation openers** (the heuristics above) are found besides
+//!   llama.cpp's three tool formats (JSON_NATIVE, TAG_WITH_JSON, TAG_WITH_TAGGED).
 
 pub mod diff;
 mod result;
@@ -929,7 +942,8 @@ fn json_fields(object: &serde_json::Map<String, Value>, fields: &mut JsonFields)
     }
 }
 
-/// Patches for templates whose renders hide their markers (DESIGN: workarounds run after analysis).
+/// Patches for templates whose renders hide their markers, applied after the analysis (llama.cpp keeps
+/// the same kind of list in `chat-diff-analyzer.cpp`).
 fn workarounds(source: &str, analysis: &mut Analysis) {
     // Reasoning markers the template only names (old thinking templates strip reasoning with
     // `content.split('</think>')`; Ministral describes `[THINK]` in its system prompt).

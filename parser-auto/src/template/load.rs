@@ -82,30 +82,64 @@ impl TokenizerConfig {
 
     /// The template called `which`, or else `default`, or else the first one.
     pub(crate) fn pick(&self, which: Option<&str>) -> Result<(String, String), Error> {
-        let found = match which {
-            Some(name) => self.templates.iter().find(|(n, _)| n == name),
-            None => self
-                .templates
-                .iter()
-                .find(|(n, _)| n == "default")
-                .or_else(|| self.templates.first()),
-        };
-        match (found, which) {
-            (Some(found), _) => Ok(found.clone()),
-            (None, Some(name)) => {
-                let names: Vec<&str> = self.templates.iter().map(|(n, _)| n.as_str()).collect();
-                Err(invalid(format!(
-                    "no chat template named `{name}` (the config has: {})",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                )))
-            }
-            (None, None) => Err(invalid("the config has no `chat_template`")),
+        pick(&self.templates, which)
+    }
+}
+
+/// The template called `which` among a model's named templates, or else `default`, or else the first.
+///
+/// transformers raises when there is no `default` and nothing is named; the first is as good a guess
+/// as any, and a server can still choose by name.
+pub(crate) fn pick(
+    templates: &[(String, String)],
+    which: Option<&str>,
+) -> Result<(String, String), Error> {
+    let found = match which {
+        Some(name) => templates.iter().find(|(n, _)| n == name),
+        None => templates
+            .iter()
+            .find(|(n, _)| n == "default")
+            .or_else(|| templates.first()),
+    };
+    match (found, which) {
+        (Some(found), _) => Ok(found.clone()),
+        (None, Some(name)) => {
+            let names: Vec<&str> = templates.iter().map(|(n, _)| n.as_str()).collect();
+            Err(invalid(format!(
+                "no chat template named `{name}` (the config has: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )))
+        }
+        (None, None) => Err(invalid("the config has no `chat_template`")),
+    }
+}
+
+/// The named templates transformers saves beside `chat_template.jinja` (since 4.54):
+/// `additional_chat_templates/NAME.jinja`, sorted by name. None when the directory is absent.
+pub(crate) fn additional_templates(dir: &Path) -> Result<Vec<(String, String)>, Error> {
+    let dir = dir.join("additional_chat_templates");
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(&dir)
+        .map_err(|e| invalid(format!("cannot read {}: {e}", dir.display())))?;
+    let mut templates = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| invalid(format!("cannot read {}: {e}", dir.display())))?
+            .path();
+        if path.extension().is_some_and(|e| e == "jinja")
+            && let Some(name) = path.file_stem().and_then(|n| n.to_str())
+        {
+            templates.push((name.to_string(), read(&path)?));
         }
     }
+    templates.sort();
+    Ok(templates)
 }
 
 /// A token as `tokenizer_config.json` writes it: a string, or an `AddedToken` object with `content`.

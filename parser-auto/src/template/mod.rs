@@ -79,6 +79,47 @@ use values::{PyDict, PyList};
 /// Cheap to clone (the compiled environment is shared). Rendering never panics; a template that fails
 /// (a `raise_exception`, an undefined method, …) is an `Err` with [`parser_core::ErrorKind::InvalidOption`]
 /// and a message naming the template and the line.
+///
+/// # Models with several named templates
+///
+/// Some models ship a list of named chat templates: Hermes-2-Pro and Command-R have `default` and
+/// `tool_use` (and Command-R `rag`). transformers picks one per `apply_chat_template` call: the one
+/// named by the caller, else `tool_use` when the request passes tools and the model has one, else
+/// `default`. A template loaded from such a model without a name does the same: it is the `default`
+/// one, and keeps the `tool_use` one for requests with tools —
+/// [`render_prompt`](Self::render_prompt) and [`render_request`](Self::render_request) render a request
+/// that has tools (even an empty list) with it, and [`crate::prepare`] prepares a parser for each, which
+/// [`Prepared::parser`](crate::Prepared::parser) picks by whether the request's
+/// [`ParseOptions::tools`] are set. [`for_request`](Self::for_request) says which template a request
+/// gets; the lower-level [`render`](Self::render), [`render_json`](Self::render_json) and the analysis
+/// use this template's own source. A template chosen by name
+/// ([`from_tokenizer_config`](Self::from_tokenizer_config) with `Some(name)`,
+/// [`from_model_dir_named`](Self::from_model_dir_named), [`select`](Self::select)) is used for every
+/// request, as transformers uses a template the caller names.
+///
+/// ```
+/// use parser_auto::serde_json::json;
+/// use parser_auto::template::{ChatTemplate, RenderInput};
+///
+/// let config = json!({"chat_template": [
+///     {"name": "default", "template": "{% for m in messages %}{{ m.content }}{% endfor %}"},
+///     {"name": "tool_use", "template": "{% for t in tools %}[{{ t.function.name }}]{% endfor %}\
+///                                       {% for m in messages %}{{ m.content }}{% endfor %}"},
+/// ]});
+/// let template = ChatTemplate::from_tokenizer_config(&config.to_string(), None)?;
+/// let hi = RenderInput::new(vec![json!({"role": "user", "content": "Hi"})]);
+/// let tool = json!({"type": "function", "function": {"name": "f", "parameters": {}}});
+/// assert_eq!(template.render_prompt(&hi)?.text, "Hi");
+/// assert_eq!(template.render_prompt(&hi.clone().with_tools(vec![tool.clone()]))?.text, "[f]Hi");
+/// assert_eq!(template.for_request(true).name(), "tool_use");
+/// assert_eq!(template.template_names(), ["default", "tool_use"]);
+/// // Chosen by name: that template for every request (this one ignores tools: `render_prompt`
+/// // describes them in a system message instead).
+/// let default = template.select("default")?;
+/// assert_eq!(default.for_request(true).name(), "default");
+/// assert_eq!(default.render(&hi.with_tools(vec![tool]))?, "Hi");
+/// # Ok::<(), parser_auto::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct ChatTemplate {
     source: Arc<str>,
@@ -94,6 +135,12 @@ pub struct ChatTemplate {
     arguments_as_string: OnceLock<bool>,
     capabilities: OnceLock<Capabilities>,
     response_format: Option<crate::response::ResponseFormat>,
+    /// Every named template of the model this one was loaded from, `(name, source)` (a single
+    /// template is named `default`); empty for a template given as text or a `.jinja` file.
+    named_templates: Arc<[(String, String)]>,
+    /// The model's `tool_use` template, compiled, when this one is its default: what a request with
+    /// tools renders with (see "Models with several named templates").
+    tool_use: Option<Arc<ChatTemplate>>,
 }
 
 impl fmt::Debug for ChatTemplate {
@@ -108,6 +155,8 @@ impl fmt::Debug for ChatTemplate {
                 &self.special_tokens.as_ref().map(|t| t.len()),
             )
             .field("arguments_as_string", &self.arguments_as_string.get())
+            .field("template_names", &self.template_names())
+            .field("tool_use", &self.tool_use.as_ref().map(|t| t.name.as_str()))
             .finish()
     }
 }
@@ -223,7 +272,14 @@ impl ChatTemplate {
     }
 
     fn named(name: &str, source: String) -> Result<ChatTemplate, Error> {
-        let limits = TemplateLimits::default();
+        Self::named_with_limits(name, source, TemplateLimits::default())
+    }
+
+    fn named_with_limits(
+        name: &str,
+        source: String,
+        limits: TemplateLimits,
+    ) -> Result<ChatTemplate, Error> {
         let compiled = compile(name, &source, &limits)?;
         Ok(ChatTemplate {
             source: source.into(),
@@ -238,12 +294,16 @@ impl ChatTemplate {
             arguments_as_string: OnceLock::new(),
             capabilities: OnceLock::new(),
             response_format: None,
+            named_templates: Arc::new([]),
+            tool_use: None,
         })
     }
 
     /// Loads a template file: a `.jinja` template, or a `tokenizer_config.json` / `chat_template.json`
     /// (recognised by the `.json` extension, or for other extensions by being a JSON object with a
-    /// `chat_template` key). From JSON, the default template is taken, with its tokens.
+    /// `chat_template` key). From JSON, the default template is taken, with its tokens, and a
+    /// `tool_use` template is kept for requests with tools (see "Models with several named
+    /// templates"); [`select`](Self::select) chooses another by name.
     pub fn from_file(path: &Path) -> Result<ChatTemplate, Error> {
         let text = load::read(path)?;
         if load::is_json_config(path, &text) {
@@ -257,17 +317,19 @@ impl ChatTemplate {
     }
 
     /// Loads the template of a `tokenizer_config.json` (or `chat_template.json`) text: `chat_template`
-    /// as a string, or a list of named templates from which `which` picks one (`Some("tool_use")`;
-    /// `None` takes `default`, else the first). `bos_token` / `eos_token` (strings or `AddedToken`
-    /// objects) are set, and `added_tokens_decoder` becomes [`special_tokens`](Self::special_tokens):
-    /// all added tokens, special or not (Qwen3's `<think>` is an added token marked not special, and
-    /// stage detection needs it).
+    /// as a string, or a list of named templates. `Some(name)` chooses one for every request; `None`
+    /// takes `default` (else the first) and keeps `tool_use`, if there is one, for requests with
+    /// tools, as transformers picks (see "Models with several named templates"). `bos_token` /
+    /// `eos_token` (strings or `AddedToken` objects) are set, and `added_tokens_decoder` becomes
+    /// [`special_tokens`](Self::special_tokens): all added tokens, special or not (Qwen3's `<think>` is
+    /// an added token marked not special, and stage detection needs it).
     pub fn from_tokenizer_config(json: &str, which: Option<&str>) -> Result<ChatTemplate, Error> {
         let config = TokenizerConfig::parse(json)?;
         let (name, source) = config.pick(which)?;
-        Ok(Self::named(&name, source)?
+        Self::named(&name, source)?
             .with_config_tokens(&config)
-            .with_response_format_of(json))
+            .with_response_format_of(json)
+            .with_named_templates(config.templates, which.is_some())
     }
 
     /// Keeps the response format a tokenizer config declares. One that does not compile is logged and
@@ -293,11 +355,30 @@ impl ChatTemplate {
         self
     }
 
-    /// Loads a model directory as `transformers` does: the template from `chat_template.jinja`, else
-    /// `chat_template.json`, else `tokenizer_config.json`'s `chat_template`; the tokens and the
-    /// special-token table from `tokenizer_config.json` (bos/eos falling back to
-    /// `special_tokens_map.json`).
+    /// Loads a model directory as `transformers` does: the template from `chat_template.jinja` (with
+    /// the named templates of `additional_chat_templates/`), else `chat_template.json`, else
+    /// `tokenizer_config.json`'s `chat_template`; the tokens and the special-token table from
+    /// `tokenizer_config.json` (bos/eos falling back to `special_tokens_map.json`). The default
+    /// template, with the model's `tool_use` template kept for requests with tools (see "Models with
+    /// several named templates"); [`from_model_dir_named`](Self::from_model_dir_named) chooses one.
     pub fn from_model_dir(dir: &Path) -> Result<ChatTemplate, Error> {
+        Self::from_model_dir_named(dir, None)
+    }
+
+    /// Loads a model directory as [`from_model_dir`](Self::from_model_dir) does, with the template
+    /// called `which` for every request (`Some("tool_use")`, `Some("rag")`, `Some("default")`), or with
+    /// `None` as transformers picks per request. The template of `chat_template.jinja` is named
+    /// `default`. A name the model does not have is an error listing the names it has.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// use parser_auto::template::ChatTemplate;
+    ///
+    /// let dir = Path::new("models/Hermes-2-Pro-Llama-3-8B");
+    /// let tool_use = ChatTemplate::from_model_dir_named(dir, Some("tool_use"))?;
+    /// # Ok::<(), parser_auto::Error>(())
+    /// ```
+    pub fn from_model_dir_named(dir: &Path, which: Option<&str>) -> Result<ChatTemplate, Error> {
         let config_path = dir.join("tokenizer_config.json");
         let config_text = if config_path.is_file() {
             Some(load::read(&config_path)?)
@@ -310,14 +391,14 @@ impl ChatTemplate {
         };
         let jinja_path = dir.join("chat_template.jinja");
         let json_path = dir.join("chat_template.json");
-        let template = if jinja_path.is_file() {
-            Self::named("chat_template.jinja", load::read(&jinja_path)?)?
+        let templates = if jinja_path.is_file() {
+            let mut templates = vec![("default".to_string(), load::read(&jinja_path)?)];
+            templates.extend(load::additional_templates(dir)?);
+            templates
         } else if json_path.is_file() {
-            let (name, source) = TokenizerConfig::parse(&load::read(&json_path)?)?.pick(None)?;
-            Self::named(&name, source)?
+            TokenizerConfig::parse(&load::read(&json_path)?)?.templates
         } else if !config.templates.is_empty() {
-            let (name, source) = config.pick(None)?;
-            Self::named(&name, source)?
+            config.templates.clone()
         } else {
             return Err(invalid(format!(
                 "no chat template in {}: looked for chat_template.jinja, chat_template.json and \
@@ -325,7 +406,14 @@ impl ChatTemplate {
                 dir.display()
             )));
         };
-        let mut template = template.with_config_tokens(&config);
+        let (name, source) = load::pick(&templates, which)?;
+        // The file's name says where an unnamed default came from.
+        let name = if jinja_path.is_file() && which.is_none() {
+            "chat_template.jinja".to_string()
+        } else {
+            name
+        };
+        let mut template = Self::named(&name, source)?.with_config_tokens(&config);
         if let Some(text) = &config_text {
             template = template.with_response_format_of(text);
         }
@@ -339,7 +427,69 @@ impl ChatTemplate {
                 template.eos_token = eos.unwrap_or_default();
             }
         }
-        Ok(template)
+        template.with_named_templates(templates, which.is_some())
+    }
+
+    /// Keeps a model's named templates. Unless this one was chosen by name (`pinned`), it is the
+    /// default, and the `tool_use` one (if it is another) is compiled now, with the same tokens, for
+    /// requests with tools: a template that does not compile fails the load, not a later request.
+    fn with_named_templates(
+        mut self,
+        templates: Vec<(String, String)>,
+        pinned: bool,
+    ) -> Result<ChatTemplate, Error> {
+        self.named_templates = templates.into();
+        self.tool_use = None;
+        if !pinned
+            && self.name != "tool_use"
+            && let Some((name, source)) = self.named_templates.iter().find(|(n, _)| n == "tool_use")
+        {
+            self.tool_use = Some(Arc::new(self.sibling(name, source)?));
+        }
+        Ok(self)
+    }
+
+    /// Another template of the same model: compiled under the same limits, rendered with the same
+    /// tokens, with the same special-token table and response format; chosen by name (no `tool_use`).
+    fn sibling(&self, name: &str, source: &str) -> Result<ChatTemplate, Error> {
+        let mut sibling = Self::named_with_limits(name, source.to_string(), self.limits)?;
+        sibling.bos_token = self.bos_token.clone();
+        sibling.eos_token = self.eos_token.clone();
+        sibling.special_tokens = self.special_tokens.clone();
+        sibling.response_format = self.response_format.clone();
+        sibling.named_templates = self.named_templates.clone();
+        Ok(sibling)
+    }
+
+    /// The names of the model's templates (`["default", "tool_use", "rag"]` for Command-R; `["default"]`
+    /// for a model with one), in the order the model lists them; empty for a template given as text or
+    /// a `.jinja` file.
+    pub fn template_names(&self) -> Vec<&str> {
+        self.named_templates
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    /// The model's template called `name`, for every request (as transformers uses a template the
+    /// caller names), with this one's tokens and limits. A name the model does not have is an error
+    /// listing the names it has.
+    pub fn select(&self, name: &str) -> Result<ChatTemplate, Error> {
+        if let Some(tool_use) = self.tool_use.as_ref().filter(|t| t.name == name) {
+            return Ok(ChatTemplate::clone(tool_use));
+        }
+        let (name, source) = load::pick(&self.named_templates, Some(name))?;
+        self.sibling(&name, &source)
+    }
+
+    /// The template a request renders with, as transformers picks it: the model's `tool_use` template
+    /// when the request has tools (`with_tools`) and this template is the model's default, else this
+    /// one.
+    pub fn for_request(&self, with_tools: bool) -> &ChatTemplate {
+        match &self.tool_use {
+            Some(tool_use) if with_tools => tool_use,
+            _ => self,
+        }
     }
 
     /// The template text, as given.
@@ -375,6 +525,8 @@ impl ChatTemplate {
         self.eos_token = eos.to_string();
         self.arguments_as_string = OnceLock::new();
         self.capabilities = OnceLock::new();
+        self.tool_use =
+            (self.tool_use.take()).map(|t| Arc::new(ChatTemplate::clone(&t).with_tokens(bos, eos)));
         self
     }
 
@@ -398,6 +550,9 @@ impl ChatTemplate {
         self.limits = limits;
         self.arguments_as_string = OnceLock::new();
         self.capabilities = OnceLock::new();
+        self.tool_use = (self.tool_use.take())
+            .map(|t| ChatTemplate::clone(&t).with_limits(limits).map(Arc::new))
+            .transpose()?;
         Ok(self)
     }
 
@@ -425,6 +580,8 @@ impl ChatTemplate {
 
     /// The same template with this special-token table.
     pub fn with_special_tokens(mut self, table: Arc<SpecialTokens>) -> Self {
+        self.tool_use = (self.tool_use.take())
+            .map(|t| Arc::new(ChatTemplate::clone(&t).with_special_tokens(table.clone())));
         self.special_tokens = Some(table);
         self
     }
@@ -791,7 +948,8 @@ impl ChatTemplate {
     /// Renders the prompt for a request, rewriting the conversation where the template lacks a
     /// feature (see [`Polyfill`]), and returns it with the options its reply's parser needs: a server
     /// that renders with this gets stage detection (is reasoning open at the end of the prompt?) and
-    /// schema-typed arguments without further work.
+    /// schema-typed arguments without further work. A request with tools renders with the model's
+    /// `tool_use` template when it has one ([`for_request`](Self::for_request)).
     ///
     /// ```
     /// use parser_auto::template::{ChatTemplate, Polyfill, RenderInput};
@@ -814,6 +972,9 @@ impl ChatTemplate {
     /// assert!(prompt.options.prompt_tail.unwrap().ends_with("<assistant><think>"));
     /// ```
     pub fn render_prompt(&self, input: &RenderInput) -> Result<Prompt, Error> {
+        if let Some(tool_use) = self.tool_use.as_ref().filter(|_| input.tools.is_some()) {
+            return tool_use.render_prompt(input);
+        }
         let caps = self.capabilities();
         let mut polyfills = Vec::new();
         let mut messages = input.messages.clone();
@@ -850,7 +1011,8 @@ impl ChatTemplate {
     /// transformers prints them). `body` is a request body — `messages`, `tools`, and template keyword
     /// arguments at the top level or in `chat_template_kwargs` (`enable_thinking`, `reasoning_effort`,
     /// …) — or just the messages array. `add_generation_prompt` defaults to true; the request's sampling
-    /// fields (`model`, `temperature`, `stream`, …) are not passed to the template.
+    /// fields (`model`, `temperature`, `stream`, …) are not passed to the template. A request with
+    /// `tools` (even `[]`) renders with the model's `tool_use` template when it has one.
     ///
     /// ```
     /// use parser_auto::template::ChatTemplate;
@@ -900,6 +1062,9 @@ impl ChatTemplate {
         let plain: serde_json::Value = serde_json::from_str(&context_text)
             .map_err(|e| invalid(format!("request is not JSON: {e}")))?;
         let input = RenderInput::from_context(&plain)?;
+        if let Some(tool_use) = self.tool_use.as_ref().filter(|_| input.tools.is_some()) {
+            return tool_use.render_request(body);
+        }
         let mut polyfills = Vec::new();
         let mut messages = input.messages.clone();
         polyfill::apply(
@@ -931,7 +1096,9 @@ impl ChatTemplate {
         let mut options = ParseOptions::new()
             .with_prompt_tail(&prompt[start..])
             .with_enable_thinking(input.enable_thinking);
-        if let Some(tools) = input.tools.as_ref().filter(|t| !t.is_empty()) {
+        // Set for an empty list too: a request that passes tools gets the `tool_use` template, and
+        // its reply the parser prepared for that template.
+        if let Some(tools) = &input.tools {
             let tools = Tools::from_json(&serde_json::Value::Array(tools.clone()))?;
             options = options.with_tools(Arc::new(tools));
         }

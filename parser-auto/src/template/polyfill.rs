@@ -56,7 +56,13 @@ pub(crate) fn probe(
         "function": {
             "name": TOOL_NEEDLE,
             "description": "A probe.",
-            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+            // Described: Command-R's tool_use template concatenates each parameter's description
+            // and fails on a parameter without one.
+            "parameters": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": "A query."}},
+                "required": ["q"],
+            },
         },
     });
     // Some templates describe tools only inside a system message (DeepSeek V3.1's).
