@@ -160,6 +160,19 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
         }
     }
 
+    fn turn_start(&mut self, marker: &str) -> bool {
+        // Inside a call of a held block the token is the call's text, as it would be after `</think>`.
+        if self
+            .held
+            .as_deref()
+            .is_some_and(|held| held.spec.in_block())
+        {
+            self.ignored(marker);
+            return false;
+        }
+        true
+    }
+
     fn block_opener(&mut self, marker: &str) {
         if let Some(held) = self.held.as_deref_mut() {
             // A second opener inside a held block: part of the block, unless the block already showed

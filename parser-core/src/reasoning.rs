@@ -21,6 +21,12 @@ pub trait ReasoningSink {
     /// A token the syntax ignores (an end-of-sequence token), dropped from reasoning. Inside a held call
     /// block it may be text of a call (in a value), so the composed parser still sees it.
     fn ignored(&mut self, _marker: &str) {}
+    /// A token that starts a new turn, seen while reasoning is open: returns whether the output ends
+    /// here. The composed parser answers no while a call block held in reasoning is inside a call,
+    /// where the token is the call's text (and takes it as [`ignored`](Self::ignored)).
+    fn turn_start(&mut self, _marker: &str) -> bool {
+        true
+    }
 }
 
 /// Splits reasoning from the rest of the output, one delta at a time.
@@ -79,7 +85,10 @@ pub struct ReasoningSyntax {
     pub ignore: &'static [&'static str],
     /// Tool-call block openers that matter while reasoning is open (see [`BlockInReasoning`]).
     pub block_openers: &'static [&'static str],
-    /// Closers, openers, ignored tokens, block openers.
+    /// Tokens that start a new turn: one ends the output, even inside reasoning (see
+    /// [`with_turn_starts`](Self::with_turn_starts)).
+    pub turn_starts: &'static [&'static str],
+    /// Closers, openers, ignored tokens, block openers, turn starts.
     markers: MarkerSet,
 }
 
@@ -87,6 +96,7 @@ const CLOSE: usize = 0;
 const OPEN: usize = 1;
 const IGNORE: usize = 2;
 const BLOCK: usize = 3;
+const TURN: usize = 4;
 
 impl ReasoningSyntax {
     /// `<think>`-style syntax. Build it in a `static`.
@@ -100,6 +110,39 @@ impl ReasoningSyntax {
             detector,
             ignore,
             block_openers,
+            turn_starts: &[],
+            markers,
+        }
+    }
+
+    /// The same syntax where `turn_starts` (`<|im_start|>`, `<｜User｜>`) end the output: a model that
+    /// writes one has run on into the next turn, so what follows is dropped (with a debug log). Pass
+    /// the same list to the tool parser's [`Calls::with_turn_starts`](crate::Calls::with_turn_starts).
+    ///
+    /// ```
+    /// use parser_core::{ReasoningParser, ReasoningSyntax, Stage, StageDetector, ThinkTagReasoningParser};
+    /// static THINK: ReasoningSyntax =
+    ///     ReasoningSyntax::new(StageDetector::new(&["<think>"], &["</think>"], &[]), &[], &[])
+    ///         .with_turn_starts(&["<|im_start|>"]);
+    /// let mut parser = ThinkTagReasoningParser::new(&THINK, Stage::Reasoning);
+    /// let message = parser.parse("Let me think.<|im_start|>user\nMore?");
+    /// assert_eq!(message.reasoning.as_deref(), Some("Let me think."));
+    /// assert_eq!(message.content, None);
+    /// ```
+    pub const fn with_turn_starts(self, turn_starts: &'static [&'static str]) -> Self {
+        let detector = self.detector;
+        let markers = MarkerSet::new(&[
+            detector.close,
+            detector.open,
+            self.ignore,
+            self.block_openers,
+            turn_starts,
+        ]);
+        ReasoningSyntax {
+            detector,
+            ignore: self.ignore,
+            block_openers: self.block_openers,
+            turn_starts,
             markers,
         }
     }
@@ -114,6 +157,8 @@ enum State {
     Reasoning,
     /// Outside reasoning for good: everything is passed through.
     Passthrough,
+    /// A new turn started inside reasoning: the rest of the output is dropped.
+    Ended,
 }
 
 /// The `<think>…</think>` reasoning parser, configured by a [`ReasoningSyntax`].
@@ -178,6 +223,7 @@ impl ThinkTagReasoningParser {
                     out.content(&text[pos..]);
                     return text.len();
                 }
+                State::Ended => return text.len(),
                 State::ContentStart | State::ReasoningStart => {
                     let rest = &text[pos..];
                     let ws = rest.len() - rest.trim_start().len();
@@ -229,6 +275,17 @@ impl ThinkTagReasoningParser {
                                 self.state = State::Passthrough;
                             }
                             IGNORE => out.ignored(marker),
+                            TURN => {
+                                if out.turn_start(marker) {
+                                    tracing::debug!(
+                                        marker,
+                                        dropped = text.len() - pos - end,
+                                        "the model started a new turn inside reasoning: the output ends here"
+                                    );
+                                    self.state = State::Ended;
+                                    return text.len();
+                                }
+                            }
                             BLOCK => match self.blocks {
                                 BlockInReasoning::Ignore => out.reasoning(marker),
                                 BlockInReasoning::EndsReasoning => {
@@ -254,6 +311,7 @@ impl ThinkTagReasoningParser {
         match self.state {
             State::ContentStart | State::Passthrough => out.content(text),
             State::ReasoningStart | State::Reasoning => out.reasoning(text),
+            State::Ended => {}
         }
     }
 }
@@ -289,6 +347,7 @@ impl ReasoningParser for ThinkTagReasoningParser {
             match self.state {
                 // Reasoning is over: nothing to scan or hold.
                 State::Passthrough => return out.content(text),
+                State::Ended => return,
                 // Most deltas inside reasoning are a few plain characters: no byte of theirs can start
                 // a marker, so they are reasoning as they are (what `run` would find, without its
                 // machinery).

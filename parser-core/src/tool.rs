@@ -116,6 +116,9 @@ pub struct Calls {
     strict: bool,
     blocked: bool,
     buffer_limit: usize,
+    turn_starts: &'static [&'static str],
+    /// A new turn started in content: the rest of the output is not the reply.
+    ended: bool,
 }
 
 impl Calls {
@@ -128,7 +131,23 @@ impl Calls {
             strict: options.policy.strict_tool_position,
             blocked: false,
             buffer_limit: options.limits.call_buffer,
+            turn_starts: &[],
+            ended: false,
         }
+    }
+
+    /// Tokens that start a new turn (`<|im_start|>`, `<｜User｜>`): found in content, one ends the output
+    /// and what follows is dropped (a model that writes one has run on into the next turn). They must
+    /// also be in the content scan's `drop` group (see [`scan_content`](Self::scan_content)); inside a
+    /// call they are the call's text, as end-of-sequence tokens are.
+    pub fn with_turn_starts(mut self, turn_starts: &'static [&'static str]) -> Self {
+        self.turn_starts = turn_starts;
+        self
+    }
+
+    /// Whether a turn start has ended the output.
+    pub fn ended(&self) -> bool {
+        self.ended
     }
 
     /// The request's [`Limits::call_buffer`](crate::Limits::call_buffer): the most a call reader may hold
@@ -156,8 +175,10 @@ impl Calls {
     /// The content state every format shares: writes `text` as content up to the first call opener of
     /// `markers` and reports it, holding back a tail that may still grow into one.
     ///
-    /// Markers of group `drop` (end-of-sequence tokens) are removed wherever they appear. When the strict
-    /// position policy has blocked calls, openers are written as content too.
+    /// Markers of group `drop` (end-of-sequence tokens, the template's own tokens) are removed wherever
+    /// they appear, except the turn starts among them ([`with_turn_starts`](Self::with_turn_starts)),
+    /// which end the output: from there on everything is consumed and dropped. When the strict position
+    /// policy has blocked calls, openers are written as content too.
     pub fn scan_content(
         &mut self,
         out: &mut dyn Sink,
@@ -166,6 +187,9 @@ impl Calls {
         markers: &MarkerSet,
         drop: Option<usize>,
     ) -> ContentStep {
+        if self.ended {
+            return ContentStep::Consumed(text.len());
+        }
         let mut pos = 0;
         loop {
             let rest = &text[pos..];
@@ -183,6 +207,16 @@ impl Calls {
                 }) => {
                     self.content(out, &rest[..start]);
                     if Some(group) == drop {
+                        let marker = &rest[start..end];
+                        if self.turn_starts.contains(&marker) {
+                            tracing::debug!(
+                                marker,
+                                dropped = rest.len() - end,
+                                "the model started a new turn: the output ends here"
+                            );
+                            self.ended = true;
+                            return ContentStep::Consumed(text.len());
+                        }
                         pos += end;
                     } else if !self.allowed() {
                         self.content(out, &rest[start..end]);

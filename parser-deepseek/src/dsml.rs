@@ -28,7 +28,7 @@ use crate::markers::*;
 
 const BLOCK: usize = 0;
 const DROP: usize = 2;
-static CONTENT: MarkerSet = MarkerSet::new(&[DSML_BLOCKS, &[DSML_INVOKE], &[EOS]]);
+static CONTENT: MarkerSet = MarkerSet::new(&[DSML_BLOCKS, &[DSML_INVOKE], RESERVED]);
 
 // A parameter value ends at its closer, or (when the closer is missing) at the invoke or block end.
 static VALUE_END: MarkerSet =
@@ -101,7 +101,7 @@ impl DsmlToolParser {
             carry: Carry::new(),
             machine: Machine {
                 state: State::Content,
-                calls: Calls::new(options),
+                calls: Calls::new(options).with_turn_starts(TURN_STARTS),
                 tools: options.tools.clone(),
                 function: String::new(),
                 args: ObjectArgs::new(),

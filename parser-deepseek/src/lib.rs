@@ -83,10 +83,11 @@ pub static STAGE: StageDetector = StageDetector::new(&[THINK_OPEN], &[THINK_CLOS
 
 /// `<think>` reasoning; native call blocks inside open reasoning are held.
 pub static THINK_NATIVE: ReasoningSyntax =
-    ReasoningSyntax::new(STAGE, &[EOS], NATIVE_BLOCK_OPENERS);
+    ReasoningSyntax::new(STAGE, DROPPED, NATIVE_BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// `<think>` reasoning; DSML call blocks inside open reasoning are held.
-pub static THINK_DSML: ReasoningSyntax = ReasoningSyntax::new(STAGE, &[EOS], DSML_BLOCK_OPENERS);
+pub static THINK_DSML: ReasoningSyntax =
+    ReasoningSyntax::new(STAGE, DROPPED, DSML_BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 fn compose<T: ToolParser + Clone + 'static>(
     name: &'static str,

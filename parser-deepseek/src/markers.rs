@@ -10,6 +10,35 @@ pub const ASSISTANT: &str = "<｜Assistant｜>";
 /// End of sequence; dropped wherever it shows up in the text.
 pub const EOS: &str = "<｜end▁of▁sentence｜>";
 
+/// Starts a user turn in the prompt.
+pub const USER: &str = "<｜User｜>";
+/// Beginning of sequence: the template writes it at the start of the prompt.
+pub const BOS: &str = "<｜begin▁of▁sentence｜>";
+/// Tokens that start a new turn (or conversation): the reply ends before one (what follows is dropped).
+pub const TURN_STARTS: &[&str] = &[USER, ASSISTANT, BOS];
+/// Opens the tool results the template writes after a call.
+pub const OUTPUTS_BEGIN: &str = "<｜tool▁outputs▁begin｜>";
+/// Opens one tool result.
+pub const OUTPUT_BEGIN: &str = "<｜tool▁output▁begin｜>";
+/// Closes one tool result.
+pub const OUTPUT_END: &str = "<｜tool▁output▁end｜>";
+/// Closes the tool results.
+pub const OUTPUTS_END: &str = "<｜tool▁outputs▁end｜>";
+/// Dropped from reasoning and content: end of sequence and the tool-result tokens, which only the
+/// template writes (the text between them stays).
+pub const DROPPED: &[&str] = &[EOS, OUTPUTS_BEGIN, OUTPUT_BEGIN, OUTPUT_END, OUTPUTS_END];
+/// The content scan's reserved tokens: [`DROPPED`] and [`TURN_STARTS`].
+pub const RESERVED: &[&str] = &[
+    EOS,
+    OUTPUTS_BEGIN,
+    OUTPUT_BEGIN,
+    OUTPUT_END,
+    OUTPUTS_END,
+    USER,
+    ASSISTANT,
+    BOS,
+];
+
 /// Opens the native call section.
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 /// The section opener as R1-Distill models also spell it (llama.cpp accepts these).
@@ -78,6 +107,13 @@ pub const SPECIAL_TOKENS: &[&str] = &[
     THINK_OPEN,
     THINK_CLOSE,
     EOS,
+    BOS,
+    USER,
+    ASSISTANT,
+    OUTPUTS_BEGIN,
+    OUTPUT_BEGIN,
+    OUTPUT_END,
+    OUTPUTS_END,
     CALLS_BEGIN,
     CALLS_END,
     CALL_BEGIN,

@@ -43,11 +43,11 @@ const DROP: usize = 2;
 const TOOLS_ARRAY: usize = 3;
 const XML_WRAPPED: usize = 4;
 
-static CONTENT: MarkerSet = MarkerSet::new(&[CALLS_BEGIN_SPELLINGS, &[CALL_BEGIN], &[EOS]]);
+static CONTENT: MarkerSet = MarkerSet::new(&[CALLS_BEGIN_SPELLINGS, &[CALL_BEGIN], RESERVED]);
 static CONTENT_WITH_FALLBACKS: MarkerSet = MarkerSet::new(&[
     CALLS_BEGIN_SPELLINGS,
     &[CALL_BEGIN],
-    &[EOS],
+    RESERVED,
     &[TOOLS_ARRAY_OPEN],
     &[XML_WRAPPED_OPEN],
     &[SIMPLIFIED_OPEN],
@@ -150,7 +150,7 @@ impl NativeToolParser {
                 generation,
                 fallbacks,
                 state: State::Content,
-                calls: Calls::new(options),
+                calls: Calls::new(options).with_turn_starts(TURN_STARTS),
                 args: JsonArgs::new(),
                 block: String::new(),
                 block_json: JsonScanner::object(),

@@ -531,9 +531,10 @@ proptest::proptest! {
     fn content_is_held_back_exactly(
         pieces in proptest::collection::vec("[<｜tool▁callsbeginendof>x ]{1,4}", 1..40)
     ) {
-        use parser_deepseek::markers::{CALLS_BEGIN_SPELLINGS, CALL_BEGIN, EOS};
+        use parser_deepseek::markers::{CALLS_BEGIN_SPELLINGS, CALL_BEGIN, RESERVED};
         let mut markers: Vec<&str> = CALLS_BEGIN_SPELLINGS.to_vec();
-        markers.extend([CALL_BEGIN, EOS]);
+        markers.push(CALL_BEGIN);
+        markers.extend(RESERVED);
         let text: String = pieces.concat();
         proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
         let entry = find_by_name("deepseek-v3.1").unwrap();
@@ -541,4 +542,76 @@ proptest::proptest! {
         let held_back = check_content_held_back_exactly(entry.parser(&options), "x", &pieces, &markers);
         proptest::prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
     }
+}
+
+// The template's own tokens never reach the reply (issue 18): the tool-output tokens are dropped (the
+// text between them stays), and a new turn the model starts ends the output there, unless it is inside
+// a call, where special tokens are the call's text.
+#[rstest]
+#[case::tool_outputs_dropped(
+    "deepseek-v3.1",
+    THINK_OFF,
+    "A<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>{\"t\": 20}<｜tool▁output▁end｜><｜tool▁outputs▁end｜>B",
+    None,
+    Some("A{\"t\": 20}B"),
+    &[]
+)]
+#[case::tool_outputs_dropped_from_reasoning(
+    "deepseek-r1",
+    THINK_ON,
+    "x<｜tool▁output▁begin｜>y<｜tool▁output▁end｜>z</think>Answer.",
+    Some("xyz"),
+    Some("Answer."),
+    &[]
+)]
+#[case::new_user_turn_ends_the_output(
+    "deepseek-v3.1",
+    THINK_OFF,
+    "Answer.<｜end▁of▁sentence｜><｜User｜>And more?<｜Assistant｜>Sure.",
+    None,
+    Some("Answer."),
+    &[]
+)]
+#[case::new_turn_inside_reasoning(
+    "deepseek-r1",
+    THINK_ON,
+    "Hmm<｜User｜>hello</think>Answer.",
+    Some("Hmm"),
+    None,
+    &[]
+)]
+#[case::new_turn_after_calls(
+    "deepseek-v3.1",
+    THINK_OFF,
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": 1}")]
+)]
+#[case::new_turn_inside_a_string_argument_is_text(
+    "deepseek-v3.1",
+    THINK_OFF,
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": \"<｜User｜>\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": \"<｜User｜>\"}")]
+)]
+#[case::new_turn_after_dsml_calls(
+    "deepseek-v3.2",
+    THINK_OFF,
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">x</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls><｜User｜>again",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": \"x\"}")]
+)]
+fn template_tokens_never_reach_the_reply(
+    #[case] parser: &str,
+    #[case] tail: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run(parser, prompt_options(Some(tail), None), output);
+    check_row(&message, reasoning, content, calls);
 }

@@ -84,7 +84,8 @@ use markers::*;
 pub static STAGE: StageDetector = StageDetector::new(&[THINK_OPEN], &[THINK_CLOSE], &[ASSISTANT]);
 
 /// `<think>` reasoning; end-of-turn tokens dropped; `<tool_call>` inside open reasoning is held.
-pub static THINK: ReasoningSyntax = ReasoningSyntax::new(STAGE, EOS, BLOCK_OPENERS);
+pub static THINK: ReasoningSyntax =
+    ReasoningSyntax::new(STAGE, DROPPED, BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// Composes `<think>` reasoning, starting in `stage`, with GLM's tool parser.
 fn compose(name: &'static str, options: &ParseOptions, stage: Stage) -> Parser {

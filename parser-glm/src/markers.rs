@@ -17,6 +17,29 @@ pub const ENDOFTEXT: &str = "<|endoftext|>";
 /// in the output.
 pub const EOS: &[&str] = &[ENDOFTEXT, USER, OBSERVATION];
 
+/// Starts a system turn in the prompt.
+pub const SYSTEM: &str = "<|system|>";
+/// Opens a tool result, which the template writes inside an observation turn.
+pub const TOOL_RESPONSE: &str = "<tool_response>";
+/// Closes a tool result.
+pub const TOOL_RESPONSE_END: &str = "</tool_response>";
+/// Tokens that start a new turn: the reply ends before one and what follows is dropped (`<|user|>` and
+/// `<|observation|>` are also the model's end-of-turn tokens).
+pub const TURN_STARTS: &[&str] = &[USER, OBSERVATION, SYSTEM, ASSISTANT];
+/// Dropped from reasoning and content: end of text and the template's tool-result tags (the text
+/// between them stays).
+pub const DROPPED: &[&str] = &[ENDOFTEXT, TOOL_RESPONSE, TOOL_RESPONSE_END];
+/// The content scan's reserved tokens: [`DROPPED`] and [`TURN_STARTS`].
+pub const RESERVED: &[&str] = &[
+    ENDOFTEXT,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
+    USER,
+    OBSERVATION,
+    SYSTEM,
+    ASSISTANT,
+];
+
 /// Opens a call: `<tool_call>NAME`.
 pub const TOOL_CALL: &str = "<tool_call>";
 /// Closes a call.
@@ -41,7 +64,10 @@ pub const SPECIAL_TOKENS: &[&str] = &[
     ASSISTANT,
     USER,
     OBSERVATION,
+    SYSTEM,
     ENDOFTEXT,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
     TOOL_CALL,
     TOOL_CALL_END,
     ARG_KEY,

@@ -33,7 +33,7 @@ use crate::markers::*;
 
 /// Content: the call opener (group 0) and the end-of-sequence tokens, dropped (group 1).
 const DROP: usize = 1;
-static CONTENT: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], EOS]);
+static CONTENT: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], RESERVED]);
 
 /// A value ends at its closer or, when the closer is missing, at the next argument or the call's end.
 static VALUE_END: MarkerSet = MarkerSet::new(&[&[ARG_VALUE_END], &[ARG_KEY, TOOL_CALL_END]]);
@@ -91,7 +91,7 @@ impl GlmToolParser {
             carry: Carry::new(),
             machine: Machine {
                 state: State::Content,
-                calls: Calls::new(options),
+                calls: Calls::new(options).with_turn_starts(TURN_STARTS),
                 tools: options.tools.clone(),
                 function: String::new(),
                 args: ObjectArgs::new(),

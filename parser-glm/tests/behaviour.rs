@@ -10,7 +10,7 @@ use parser_core::testing::{
     check_generated_ids, check_row, check_sample_splits, prompt_options, run_row,
 };
 use parser_core::{Delta, ParseOptions, ParsedMessage, Tools, find_by_name, find_for_model};
-use parser_glm::markers::{ENDOFTEXT, OBSERVATION, SPECIAL_TOKENS, TOOL_CALL, USER};
+use parser_glm::markers::{RESERVED, SPECIAL_TOKENS, TOOL_CALL};
 use proptest::prelude::*;
 use rstest::rstest;
 
@@ -301,7 +301,7 @@ proptest! {
     // Exact hold-back (DESIGN §4.2): content is released as soon as it cannot start a marker.
     #[test]
     fn content_is_held_back_exactly(pieces in proptest::collection::vec("[<|/_toolcaendxbsrv>]{1,4}", 1..40)) {
-        let markers = [TOOL_CALL, ENDOFTEXT, USER, OBSERVATION];
+        let markers = [&[TOOL_CALL][..], RESERVED].concat();
         let text: String = pieces.concat();
         prop_assume!(!markers.iter().any(|m| text.contains(m)));
         for parser in ["glm-4.5", "glm-4.7"] {
@@ -376,4 +376,46 @@ proptest! {
             prop_assert!(streamed.is_ok(), "{}", streamed.unwrap_err());
         }
     }
+}
+
+// The template's own tokens never reach the reply (issue 18): tool-result tags are dropped (the text
+// between them stays), and a new turn (`<|user|>`, `<|observation|>`, which are also the model's
+// end-of-turn tokens) ends the output there, unless it is inside a call, where it is the call's text.
+#[rstest]
+#[case::user_turn_ends_the_output("glm-4.7", TAIL_47_OFF, "Answer.<|user|>More?", None, Some("Answer."), &[])]
+#[case::observation_ends_the_output(
+    "glm-4.5",
+    TAIL_45,
+    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>x</arg_value>\n</tool_call><|observation|><tool_response>\n{}\n</tool_response><|assistant|>Done.",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": \"x\"}")]
+)]
+#[case::new_turn_inside_reasoning("glm-4.7", TAIL_47, "Hmm<|system|>x</think>Answer.", Some("Hmm"), None, &[])]
+#[case::tool_response_tags_dropped(
+    "glm-4.7",
+    TAIL_47_OFF,
+    "It said <tool_response>20</tool_response>.",
+    None,
+    Some("It said 20."),
+    &[]
+)]
+#[case::new_turn_inside_a_value_is_text(
+    "glm-4.7",
+    TAIL_47_OFF,
+    "<tool_call>f<arg_key>a</arg_key><arg_value>x<|system|>y</arg_value></tool_call>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": \"x<|system|>y\"}")]
+)]
+fn template_tokens_never_reach_the_reply(
+    #[case] parser: &str,
+    #[case] tail: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run(parser, prompt_options(Some(tail), None), output);
+    check_row(&message, reasoning, content, calls);
 }

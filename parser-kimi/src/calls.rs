@@ -37,7 +37,7 @@ use crate::markers::*;
 // Content: call openers, and the end-of-turn token (dropped).
 const SECTION: usize = 0;
 const DROP: usize = 2;
-static CONTENT: MarkerSet = MarkerSet::new(&[SECTION_BEGINS, &[CALL_BEGIN], &[IM_END]]);
+static CONTENT: MarkerSet = MarkerSet::new(&[SECTION_BEGINS, &[CALL_BEGIN], RESERVED]);
 
 /// What may follow a call's arguments.
 static ARGS_END: MarkerSet = MarkerSet::new(&[&[CALL_END], SECTION_ENDS, &[CALL_BEGIN], &[IM_END]]);
@@ -129,7 +129,7 @@ impl KimiToolParser {
             carry: Carry::new(),
             machine: Machine {
                 state: State::Content,
-                calls: Calls::new(options),
+                calls: Calls::new(options).with_turn_starts(TURN_STARTS),
                 args: JsonArgs::new(),
                 only_tool,
             },

@@ -99,10 +99,12 @@ pub static VL_STAGE: StageDetector =
     StageDetector::new(&[VL_THINK_OPEN], &[VL_THINK_CLOSE], &[ASSISTANT]);
 
 /// `<think>` reasoning; a call section or call that opens inside it ends it.
-pub static THINK: ReasoningSyntax = ReasoningSyntax::new(STAGE, &[IM_END], BLOCK_OPENERS);
+pub static THINK: ReasoningSyntax =
+    ReasoningSyntax::new(STAGE, DROPPED, BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// `◁think▷` reasoning (Kimi-VL); a call section or call that opens inside it ends it.
-pub static VL_THINK: ReasoningSyntax = ReasoningSyntax::new(VL_STAGE, &[IM_END], BLOCK_OPENERS);
+pub static VL_THINK: ReasoningSyntax =
+    ReasoningSyntax::new(VL_STAGE, DROPPED, BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// Whether the model's template has a thinking switch that `enable_thinking` maps to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

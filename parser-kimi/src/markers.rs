@@ -20,6 +20,13 @@ pub const SYSTEM: &str = "<|im_system|>";
 /// Ends a turn; the end-of-sequence token the model writes. Dropped wherever it shows up in the output.
 pub const IM_END: &str = "<|im_end|>";
 
+/// Tokens that start a new turn: the reply ends before one (what follows is dropped).
+pub const TURN_STARTS: &[&str] = &[USER, SYSTEM, ASSISTANT];
+/// Dropped from reasoning and content: end of turn, and `<|im_middle|>`, which only the template writes.
+pub const DROPPED: &[&str] = &[IM_END, MIDDLE];
+/// The content scan's reserved tokens: [`DROPPED`] and [`TURN_STARTS`].
+pub const RESERVED: &[&str] = &[IM_END, MIDDLE, USER, SYSTEM, ASSISTANT];
+
 /// Opens the call section, as the chat templates write it.
 pub const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 /// The section opener in both spellings (the singular one is accepted by vLLM too).

@@ -565,9 +565,10 @@ proptest::proptest! {
     fn content_is_held_back_exactly(
         pieces in proptest::collection::vec("[<|_toolcasectinbegmd>x ]{1,4}", 1..40)
     ) {
-        use parser_kimi::markers::{CALL_BEGIN, IM_END, SECTION_BEGINS};
+        use parser_kimi::markers::{CALL_BEGIN, RESERVED, SECTION_BEGINS};
         let mut markers: Vec<&str> = SECTION_BEGINS.to_vec();
-        markers.extend([CALL_BEGIN, IM_END]);
+        markers.push(CALL_BEGIN);
+        markers.extend(RESERVED);
         let text: String = pieces.concat();
         proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
         let entry = find_by_name("kimi-k2").unwrap();
@@ -575,4 +576,61 @@ proptest::proptest! {
         let held_back = check_content_held_back_exactly(entry.parser(&options), "x", &pieces, &markers);
         proptest::prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
     }
+}
+
+// The template's own tokens never reach the reply (issue 18): `<|im_middle|>` is dropped, and a new turn
+// the model starts ends the output there, unless it is inside a call, where special tokens are the
+// call's text.
+#[rstest]
+#[case::new_user_turn_ends_the_output(
+    "kimi-k2",
+    TURN,
+    "Answer.<|im_end|><|im_user|>user<|im_middle|>More?",
+    None,
+    Some("Answer."),
+    &[]
+)]
+#[case::new_assistant_turn_ends_the_output(
+    "kimi-k2",
+    TURN,
+    "Answer.<|im_assistant|>assistant<|im_middle|>Again.",
+    None,
+    Some("Answer."),
+    &[]
+)]
+#[case::middle_token_dropped("kimi-k2", TURN, "a<|im_middle|>b", None, Some("ab"), &[])]
+#[case::new_turn_inside_reasoning(
+    "kimi-k2-thinking",
+    TURN,
+    "<think>Hmm<|im_system|>tool<|im_middle|>{}</think>Answer.",
+    Some("Hmm"),
+    None,
+    &[]
+)]
+#[case::new_turn_after_a_call(
+    "kimi-k2",
+    TURN,
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|><|im_system|>tool<|im_middle|>{\"r\": 2}",
+    None,
+    None,
+    &[RowCall::ValidWithId("f", "{\"a\": 1}", "functions.f:0")]
+)]
+#[case::new_turn_inside_a_string_argument_is_text(
+    "kimi-k2",
+    TURN,
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": \"<|im_user|>\"}<|tool_call_end|><|tool_calls_section_end|>",
+    None,
+    None,
+    &[RowCall::ValidWithId("f", "{\"a\": \"<|im_user|>\"}", "functions.f:0")]
+)]
+fn template_tokens_never_reach_the_reply(
+    #[case] parser: &str,
+    #[case] tail: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run(parser, prompt_options(Some(tail), None), output);
+    check_row(&message, reasoning, content, calls);
 }

@@ -109,10 +109,12 @@ pub static STAGE: StageDetector =
     StageDetector::new(&[THINK_OPEN], &[THINK_CLOSE], &[ASSISTANT, IM_START]);
 
 /// `<think>` reasoning; `<tool_call>` inside open reasoning is held.
-pub static THINK_HERMES: ReasoningSyntax = ReasoningSyntax::new(STAGE, EOS, HERMES_BLOCK_OPENERS);
+pub static THINK_HERMES: ReasoningSyntax =
+    ReasoningSyntax::new(STAGE, DROPPED, HERMES_BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// `<think>` reasoning; `<tool_call>` and `<function=` inside open reasoning are held.
-pub static THINK_XML: ReasoningSyntax = ReasoningSyntax::new(STAGE, EOS, XML_BLOCK_OPENERS);
+pub static THINK_XML: ReasoningSyntax =
+    ReasoningSyntax::new(STAGE, DROPPED, XML_BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
 /// Composes a `<think>` reasoning parser (or none) with Qwen's tool parser.
 fn compose(

@@ -16,6 +16,24 @@ pub const ENDOFTEXT: &str = "<|endoftext|>";
 /// The end-of-sequence tokens, dropped from reasoning, content and call blocks.
 pub const EOS: &[&str] = &[IM_END, ENDOFTEXT];
 
+/// Opens a tool result in the prompt (a user turn); a special token the template writes, never the model.
+pub const TOOL_RESPONSE: &str = "<tool_response>";
+/// Closes a tool result in the prompt.
+pub const TOOL_RESPONSE_END: &str = "</tool_response>";
+/// Tokens that start a new turn: the reply ends before one (what follows is dropped).
+pub const TURN_STARTS: &[&str] = &[IM_START];
+/// Dropped from reasoning and content: the end-of-sequence tokens and the template's tool-result tags
+/// (the text between them stays).
+pub const DROPPED: &[&str] = &[IM_END, ENDOFTEXT, TOOL_RESPONSE, TOOL_RESPONSE_END];
+/// The content scan's reserved tokens: [`DROPPED`] and [`TURN_STARTS`].
+pub const RESERVED: &[&str] = &[
+    IM_END,
+    ENDOFTEXT,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
+    IM_START,
+];
+
 /// Opens a call block (both shapes).
 pub const TOOL_CALL: &str = "<tool_call>";
 /// Closes a call block.
@@ -44,6 +62,8 @@ pub const SPECIAL_TOKENS: &[&str] = &[
     IM_START,
     IM_END,
     ENDOFTEXT,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
     TOOL_CALL,
     TOOL_CALL_END,
     FUNCTION,

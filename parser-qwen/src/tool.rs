@@ -34,11 +34,12 @@ use parser_core::{
 
 use crate::markers::*;
 
-// Content: the block opener, the end-of-sequence tokens (dropped), and for XML a bare `<function=`.
+// Content: the block opener, the reserved tokens (dropped, or a turn start that ends the output), and
+// for XML a bare `<function=`.
 const OPEN: usize = 0;
 const DROP: usize = 1;
-static CONTENT_HERMES: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], EOS]);
-static CONTENT_XML: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], EOS, &[FUNCTION]]);
+static CONTENT_HERMES: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], RESERVED]);
+static CONTENT_XML: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], RESERVED, &[FUNCTION]]);
 
 /// Where a JSON call that broke after it was committed ends: its raw text runs up to one of these.
 static JSON_END: MarkerSet = MarkerSet::new(&[&[TOOL_CALL_END, TOOL_CALL, IM_END, ENDOFTEXT]]);
@@ -140,7 +141,7 @@ impl QwenToolParser {
             machine: Machine {
                 bare_functions,
                 state: State::Content,
-                calls: Calls::new(options),
+                calls: Calls::new(options).with_turn_starts(TURN_STARTS),
                 json: JsonCall::new(),
                 json_wrapped: true,
                 tools: options.tools.clone(),

@@ -854,12 +854,12 @@ proptest::proptest! {
     // tail that could still become a marker — no more, no less.
     #[test]
     fn content_is_held_back_exactly(
-        pieces in proptest::collection::vec("[<|/_toolcaimendftx>=n ]{1,4}", 1..40)
+        pieces in proptest::collection::vec("[<|/_toolcaimendftxsr>=n ]{1,4}", 1..40)
     ) {
-        use parser_qwen::markers::{ENDOFTEXT, FUNCTION, IM_END, TOOL_CALL};
+        use parser_qwen::markers::{FUNCTION, RESERVED, TOOL_CALL};
         for (parser, markers) in [
-            ("qwen3", vec![TOOL_CALL, IM_END, ENDOFTEXT]),
-            ("qwen3-coder", vec![TOOL_CALL, IM_END, ENDOFTEXT, FUNCTION]),
+            ("qwen3", [&[TOOL_CALL][..], RESERVED].concat()),
+            ("qwen3-coder", [&[TOOL_CALL, FUNCTION][..], RESERVED].concat()),
         ] {
             let text: String = pieces.concat();
             proptest::prop_assume!(!markers.iter().any(|m| text.contains(m)));
@@ -869,4 +869,84 @@ proptest::proptest! {
             proptest::prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
         }
     }
+}
+
+// The template's own tokens never reach the reply (issue 18): tool-result tags are dropped (the text
+// between them stays), and a new turn the model starts ends the output there, unless it is inside a
+// call, where special tokens are the call's text.
+#[rstest]
+#[case::new_turn_after_the_answer(
+    "qwen3",
+    PLAIN_TAIL,
+    "Answer.<|im_end|>\n<|im_start|>user\nAnd more?<|im_end|>",
+    None,
+    Some("Answer."),
+    &[]
+)]
+#[case::new_turn_inside_reasoning(
+    "qwen3",
+    FORCED_OPEN,
+    "Thinking<|im_start|>user\nNo.</think>Answer.",
+    Some("Thinking"),
+    None,
+    &[]
+)]
+#[case::new_turn_after_a_call(
+    "qwen3",
+    PLAIN_TAIL,
+    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call><|im_start|>user\n<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"a\": 1}")]
+)]
+#[case::new_turn_inside_a_string_argument_is_text(
+    "qwen3",
+    PLAIN_TAIL,
+    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"s\": \"<|im_start|>user\"}}\n</tool_call>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"s\": \"<|im_start|>user\"}")]
+)]
+#[case::new_turn_inside_an_xml_value_is_text(
+    "qwen3-coder",
+    PLAIN_TAIL,
+    "<tool_call>\n<function=f>\n<parameter=s>\na<|im_start|>b\n</parameter>\n</function>\n</tool_call>",
+    None,
+    None,
+    &[RowCall::Valid("f", "{\"s\": \"a<|im_start|>b\"}")]
+)]
+#[case::tool_response_tags_dropped(
+    "qwen3",
+    PLAIN_TAIL,
+    "It said <tool_response>\n{\"t\": 20}\n</tool_response> so 20.",
+    None,
+    Some("It said \n{\"t\": 20}\n so 20."),
+    &[]
+)]
+#[case::tool_response_tags_dropped_from_reasoning(
+    "qwen3-thinking",
+    FORCED_OPEN,
+    "A<tool_response>B</tool_response>C</think>D",
+    Some("ABC"),
+    Some("D"),
+    &[]
+)]
+#[case::new_turn_without_a_reasoning_parser(
+    "qwen2.5",
+    PLAIN_TAIL,
+    "Hi.<|im_start|>assistant\nHi again.",
+    None,
+    Some("Hi."),
+    &[]
+)]
+fn template_tokens_never_reach_the_reply(
+    #[case] parser: &str,
+    #[case] tail: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run(parser, prompt_options(Some(tail), None), output);
+    check_row(&message, reasoning, content, calls);
 }
