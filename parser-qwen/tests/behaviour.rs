@@ -404,6 +404,13 @@ fn forced_open_call_without_closer_is_a_call() {
 #[case::missing_block_end_at_the_end(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}",
     None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
+// Issue 18: a call missing only its final closer is complete, also when the output ends inside it.
+#[case::cut_inside_the_block_end(
+    "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}\n</tool_",
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
+#[case::cut_at_the_block_end_start(
+    "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}\n<",
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
 #[case::two_objects_in_one_block(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>",
     None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
@@ -543,6 +550,17 @@ fn leak(text: &str) -> &'static str {
     None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_after_a_parameter(
     "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n",
+    None, vec![RowCall::Invalid("ship")])]
+// Issue 18: a call missing only its final `</tool_call>` is complete, also when the output ends inside
+// it; one that lacks its `</function>` too stays flagged, without a fragment of a cut-off tag.
+#[case::missing_block_end_at_the_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>",
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
+#[case::cut_inside_the_block_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_",
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
+#[case::cut_inside_the_function_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</func",
     None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_inside_a_parameter_tag(
     "<tool_call>\n<function=ship>\n<parameter=cou",
@@ -869,4 +887,24 @@ proptest::proptest! {
             proptest::prop_assert!(held_back.is_ok(), "{}", held_back.unwrap_err());
         }
     }
+}
+
+// Issue 18: no fragment of a tag cut off at the end of the output reaches a call's arguments or the
+// content.
+#[rstest]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</func")]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n<param")]
+#[case("<tool_call>\n<function=ship>\n<parameter=cou")]
+#[case("<tool_call>\n<function=ship>\n<parameter=code>\nx\n</param")]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_")]
+fn cut_off_tags_leave_no_fragment(#[case] output: &str) {
+    let message = run(
+        "qwen3-coder",
+        ParseOptions::new().with_tools(schema()),
+        output,
+    );
+    assert_eq!(message.tool_calls.len(), 1, "{message:#?}");
+    let arguments = &message.tool_calls[0].arguments;
+    assert!(!arguments.contains('<'), "{output:?}: {arguments}");
+    assert_eq!(message.content_trimmed(), None, "{message:#?}");
 }
