@@ -238,10 +238,11 @@ impl Machine {
                     } else if literal_at(
                         rest,
                         &[DSML_INVOKE, DSML_BLOCK_ENDS[0], DSML_BLOCK_ENDS[1], EOS],
-                        eof,
+                        false,
                     ) == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         self.state = State::Content;
                     }
@@ -266,10 +267,12 @@ impl Machine {
                     {
                         self.json_body.reset();
                         self.state = State::JsonBody;
-                    } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], eof)
+                    } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], false)
                         == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a tag at the end of the output: dropped (`finish` flags the
+                        // call, whose `</｜DSML｜invoke>` is missing).
+                        return pos + if eof { after.len() } else { 0 };
                     } else {
                         self.start_raw_body(out);
                     }
@@ -279,6 +282,10 @@ impl Machine {
                     Tag::Complete { name, string, len } => {
                         self.open_param(out, name, string);
                         pos += len;
+                    }
+                    // Cut off inside the tag: no fragment of it reaches the arguments.
+                    Tag::Not if eof && matches!(tag(rest, DSML_PARAM, false), Tag::NeedMore) => {
+                        return text.len();
                     }
                     Tag::Not => self.start_raw_body(out),
                 },

@@ -271,10 +271,11 @@ impl Machine {
                         self.state = State::Content;
                     } else if rest.starts_with(EOS) {
                         pos += EOS.len();
-                    } else if literal_at(rest, &[CALL_BEGIN, CALLS_END, EOS], eof)
+                    } else if literal_at(rest, &[CALL_BEGIN, CALLS_END, EOS], false)
                         == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         // Text after the calls without a section end: the section is over.
                         self.state = State::Content;

@@ -129,6 +129,14 @@ fn channels_and_calls(
 #[case::truncated_arguments_stay_flagged(
     "<|channel|>commentary to=functions.get_weather<|message|>{\"city\": \"Par",
     None, vec![RowCall::Invalid("get_weather")])]
+// Issue 18: a call missing only its `<|call|>` at the end of the output is complete, also when the output
+// ends inside it.
+#[case::missing_only_the_call_token(
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}",
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
+#[case::cut_inside_the_call_token(
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|ca",
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::committed_at_the_message_token(
     "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
     None, vec![RowCall::Invalid("get_weather")])]

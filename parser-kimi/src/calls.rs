@@ -231,8 +231,9 @@ impl Machine {
                         self.state = State::Content;
                     } else if rest.starts_with(IM_END) {
                         pos += IM_END.len();
-                    } else if literal_at(rest, IN_SECTION, eof) == Literal::Partial {
-                        return pos;
+                    } else if literal_at(rest, IN_SECTION, false) == Literal::Partial {
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         // Text after the calls without a section end: the section is over.
                         self.state = State::Content;
