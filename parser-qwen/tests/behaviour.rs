@@ -477,6 +477,15 @@ fn ship(param: &str, value: &str) -> String {
 #[case::string_stays_string("zip", "02134", "{\"zip\": \"02134\"}")]
 #[case::string_true_stays_string("zip", "true", "{\"zip\": \"true\"}")]
 #[case::failed_coercion_keeps_string("count", "many", "{\"count\": \"many\"}")]
+// Issue 18: integers as Python's `int()` (vLLM's parser) reads them; what it refuses stays a string.
+#[case::integer_leading_zeros("count", "007", "{\"count\": 7}")]
+#[case::integer_negative_leading_zeros("count", "-007", "{\"count\": -7}")]
+#[case::integer_plus_sign("count", "+7", "{\"count\": 7}")]
+#[case::integer_underscores("count", "1_000", "{\"count\": 1000}")]
+#[case::integer_hex_stays_string("count", "0x1F", "{\"count\": \"0x1F\"}")]
+#[case::integer_null_stays_string("count", "null", "{\"count\": \"null\"}")]
+#[case::boolean_invalid_stays_string("express", "yes", "{\"express\": \"yes\"}")]
+#[case::any_of_null_integer_leading_zeros("limit", "007", "{\"limit\": 7}")]
 #[case::undeclared_param_stays_string("extra", "42", "{\"extra\": \"42\"}")]
 #[case::string_escaped(
     "code",
@@ -809,6 +818,26 @@ fn every_sample_split_at_every_position() {
 #[case("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder")]
 #[case("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "qwen3-coder")]
 #[case("Qwen/Qwen3.5-397B-A17B", "qwen3.5")]
+// Issue 18: Qwen3-VL's Instruct models never think, its Thinking models are forced open; Qwen3.6 is
+// Qwen3.5's format.
+#[case("Qwen/Qwen3-VL-2B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-4B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-8B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-8B-Instruct-FP8", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-32B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-30B-A3B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-235B-A22B-Instruct", "qwen3-instruct-2507")]
+#[case("unsloth/Qwen3-VL-8B-Instruct-GGUF", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-2B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-4B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-8B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-32B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-30B-A3B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-235B-A22B-Thinking-FP8", "qwen3-thinking")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Thinking-FP8", "qwen3-thinking")]
+#[case("Qwen/Qwen3.5-27B", "qwen3.5")]
+#[case("Qwen/Qwen3.6-35B-A3B", "qwen3.5")]
 #[case("Qwen/Qwen-7B-Chat", "qwen3")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1")]
@@ -907,4 +936,37 @@ fn cut_off_tags_leave_no_fragment(#[case] output: &str) {
     let arguments = &message.tool_calls[0].arguments;
     assert!(!arguments.contains('<'), "{output:?}: {arguments}");
     assert_eq!(message.content_trimmed(), None, "{message:#?}");
+}
+
+// Issue 18: what a model's parser does with the `<think>` it prints: a model that never thinks keeps it
+// as content, a forced-open one reads reasoning up to `</think>`.
+#[rstest]
+#[case::vl_instruct(
+    "Qwen/Qwen3-VL-8B-Instruct",
+    "<think>x</think>Answer.",
+    None,
+    Some("<think>x</think>Answer.")
+)]
+#[case::next_instruct(
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "<think>x</think>Answer.",
+    None,
+    Some("<think>x</think>Answer.")
+)]
+#[case::vl_thinking(
+    "Qwen/Qwen3-VL-8B-Thinking",
+    "x\n</think>\n\nAnswer.",
+    Some("x"),
+    Some("Answer.")
+)]
+#[case::hybrid("Qwen/Qwen3-8B", "<think>x</think>Answer.", Some("x"), Some("Answer."))]
+fn models_read_their_own_think_tags(
+    #[case] model: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+) {
+    let parser = find_for_model(model).unwrap().name;
+    let message = run(parser, ParseOptions::new(), output);
+    check_row(&message, reasoning, content, &[]);
 }
