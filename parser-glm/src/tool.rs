@@ -229,12 +229,18 @@ impl Machine {
                         if !eof {
                             return pos;
                         }
-                        // Cut off inside a tag: dropped. Inside `</tool_call>` (or an end token) the
-                        // call is complete; inside the next argument or call, `finish` flags it.
+                        // Cut off inside a tag. Inside `</tool_call>` (or an end token): the call is
+                        // complete and the fragment dropped. Inside the next `<tool_call>`: the call
+                        // is complete (its closer may be left out before the next call), and the
+                        // cut-off opener is content's, raw, as anywhere. Inside the next argument's
+                        // `<arg_key>`: dropped, and `finish` flags the call.
                         if TOOL_CALL_END.starts_with(after)
                             || EOS.iter().any(|e| e.starts_with(after))
                         {
                             self.close_call(out);
+                        } else if TOOL_CALL.starts_with(after) {
+                            self.close_call(out);
+                            continue;
                         }
                         return pos + after.len();
                     } else {

@@ -115,6 +115,7 @@ const CITY: RowCall = RowCall::Valid("get_weather", r#"{"city": "Paris"}"#);
 #[case::cut_inside_call_end("<tool_call>grep<arg_key>pattern</arg_key><arg_value>needle</arg_value><arg_key>path</arg_key>\n<arg_value>.</arg_value></tool_", None, vec![RowCall::Valid("grep", r#"{"pattern": "needle", "path": "."}"#)])]
 #[case::cut_inside_call_end_after_newline("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call", None, vec![CITY])]
 #[case::cut_at_call_end_start("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><", None, vec![CITY])]
+#[case::cut_inside_next_call_opener("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><tool_ca", Some("<tool_ca"), vec![RowCall::Valid("a", r#"{"x": "1"}"#)])]
 #[case::cut_inside_next_key("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><arg_k", None, vec![RowCall::Invalid("a")])]
 #[case::cut_inside_value_closer("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_val", None, vec![RowCall::Invalid("a")])]
 // Issue 18: a key ends only at `</arg_key>`: `<`, `>` and `&` are part of it.
