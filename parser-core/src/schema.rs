@@ -205,6 +205,9 @@ impl ValueType {
     /// Types the raw text `raw` and returns it as JSON text.
     ///
     /// A value that does not fit the type is kept as a JSON string: the call is never dropped for it.
+    /// An `integer` is JSON's, a float with a zero fraction (`140.0` → `140`), or what Python's `int()`
+    /// reads (`007` → `7`, `+7` → `7`; not `0x1F`), as the peers' Qwen3-Coder parsers coerce it; beside
+    /// `string` in a union, only JSON's (`02134` stays a string).
     pub fn coerce(&self, raw: &str) -> String {
         self.try_coerce(raw).unwrap_or_else(|| json_string(raw))
     }

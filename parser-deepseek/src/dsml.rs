@@ -15,6 +15,10 @@
 //! (`true`: a string; `false`: JSON, or the raw string when it does not parse). A call is committed at
 //! its complete `invoke` tag. A JSON object written directly inside `invoke` is taken as the arguments; a
 //! lone `arguments`/`input` parameter holding an object, when the schema does not declare it, is unwrapped.
+//! A call whose `</｜DSML｜invoke>` came is complete without the block's end at the end of the output, also
+//! when the output ends inside it; a call cut off before its `</｜DSML｜invoke>` stays, flagged invalid,
+//! with the parameters read so far (a tag cut off at the end is dropped, never a fragment in the
+//! arguments; issue 18).
 
 use std::sync::Arc;
 

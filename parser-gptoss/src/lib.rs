@@ -48,7 +48,7 @@
 //!   and `<|message|>`, is complete. From
 //!   then on it is a call: arguments that are not a JSON object (`foo`, an empty body) or are cut off keep
 //!   the call, flagged `valid: false`, with the raw text. A complete JSON body with no `<|call|>` after it
-//!   (the server stripped it, or the output ended) is a complete, valid call. Braces, quotes and markers
+//!   (the server stripped it, or the output ended, also inside `<|call|>`) is a complete, valid call. Braces, quotes and markers
 //!   such as `<|call|>` inside JSON strings never end the arguments.
 //! - **Text with no header** (the model skipped it, or stray text between messages) is content. Whitespace
 //!   between messages belongs to no message and is dropped.
