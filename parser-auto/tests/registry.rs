@@ -69,6 +69,19 @@ fn names_and_aliases_are_unique() {
 #[case("zai-org/GLM-4.6-FP8", "glm-4.5")]
 #[case("zai-org/GLM-4.7", "glm-4.7")]
 #[case("unsloth/GLM-4.7-Flash-GGUF", "glm-4.7")]
+// Issue 18: Qwen3's Instruct and Thinking variants, across the families' patterns.
+#[case("Qwen/Qwen3-8B", "qwen3")]
+#[case("Qwen/Qwen3-VL-8B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-235B-A22B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-8B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-30B-A3B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-30B-A3B-Thinking-2507", "qwen3-thinking")]
+#[case("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder")]
+#[case("Qwen/Qwen3.5-397B-A17B", "qwen3.5")]
+#[case("Qwen/Qwen3.6-35B-A3B", "qwen3.5")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");

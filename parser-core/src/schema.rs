@@ -205,6 +205,9 @@ impl ValueType {
     /// Types the raw text `raw` and returns it as JSON text.
     ///
     /// A value that does not fit the type is kept as a JSON string: the call is never dropped for it.
+    /// An `integer` is JSON's, a float with a zero fraction (`140.0` → `140`), or what Python's `int()`
+    /// reads (`007` → `7`, `+7` → `7`; not `0x1F`), as the peers' Qwen3-Coder parsers coerce it; beside
+    /// `string` in a union, only JSON's (`02134` stays a string).
     pub fn coerce(&self, raw: &str) -> String {
         self.try_coerce(raw).unwrap_or_else(|| json_string(raw))
     }
@@ -213,7 +216,7 @@ impl ValueType {
         let text = raw.trim();
         match self {
             ValueType::String => Some(json_string(raw)),
-            ValueType::Integer => integer(text),
+            ValueType::Integer => integer(text).or_else(|| python_int(text)),
             ValueType::Number => number(text),
             ValueType::Boolean => match text {
                 "true" | "True" | "TRUE" => Some("true".to_owned()),
@@ -234,11 +237,17 @@ impl ValueType {
                     ValueType::Array,
                     ValueType::String,
                 ];
+                // Beside a string, an integer is read strictly: `02134` could be either, and JSON
+                // says a number has no leading zero.
+                let strict = types.contains(&ValueType::String);
                 ORDER
                     .iter()
                     .filter(|ty| types.contains(ty))
                     .chain(types.iter().filter(|ty| matches!(ty, ValueType::Any)))
-                    .find_map(|ty| ty.try_coerce(raw))
+                    .find_map(|ty| match ty {
+                        ValueType::Integer if strict => integer(text),
+                        ty => ty.try_coerce(raw),
+                    })
             }
         }
     }
@@ -261,6 +270,42 @@ fn integer(text: &str) -> Option<String> {
             (f.fract() == 0.0 && f.abs() < 9.0e15).then(|| format!("{}", f as i64))
         }
         _ => None,
+    }
+}
+
+/// An integer as Python's `int()` reads a string (vLLM's and SGLang's Qwen3-Coder parsers coerce integer
+/// parameters with it; issue 18): an optional sign, ASCII decimal digits with single `_` between digits,
+/// leading zeros allowed; written as a JSON integer (`007` → `7`, `-007` → `-7`, `+7` → `7`, `-0` → `0`,
+/// `1_000` → `1000`, any length). Not a base prefix (`0x1F` stays a string, as `int("0x1F")` fails), not
+/// a fraction or exponent (those are [`integer`]'s), and not the non-ASCII digits Python also accepts.
+fn python_int(text: &str) -> Option<String> {
+    let (negative, digits) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let bytes = digits.as_bytes();
+    let well_formed = !bytes.is_empty()
+        && bytes.first()?.is_ascii_digit()
+        && bytes.last()?.is_ascii_digit()
+        && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'_')
+        && !digits.contains("__");
+    if !well_formed {
+        return None;
+    }
+    let mut out = String::with_capacity(digits.len() + 1);
+    if negative {
+        out.push('-');
+    }
+    out.extend(
+        digits
+            .chars()
+            .filter(|c| *c != '_')
+            .skip_while(|c| *c == '0'),
+    );
+    match out.as_str() {
+        "" | "-" => Some("0".to_owned()),
+        _ => Some(out),
     }
 }
 
@@ -287,6 +332,24 @@ mod tests {
     #[case(json!({"type": "integer"}), "42", "42")]
     #[case(json!({"type": "integer"}), "140.0", "140")]
     #[case(json!({"type": "integer"}), "2026-01-15", "\"2026-01-15\"")]
+    // Issue 18: integers as Python's `int()` reads them (vLLM's Qwen3-Coder parser).
+    #[case(json!({"type": "integer"}), "007", "7")]
+    #[case(json!({"type": "integer"}), "-007", "-7")]
+    #[case(json!({"type": "integer"}), "+7", "7")]
+    #[case(json!({"type": "integer"}), "-0", "0")]
+    #[case(json!({"type": "integer"}), "000", "0")]
+    #[case(json!({"type": "integer"}), " 42 ", "42")]
+    #[case(json!({"type": "integer"}), "1_000", "1000")]
+    #[case(json!({"type": "integer"}), "0123456789012345678901234", "123456789012345678901234")]
+    #[case(json!({"type": "integer"}), "0x1F", "\"0x1F\"")]
+    #[case(json!({"type": "integer"}), "1__0", "\"1__0\"")]
+    #[case(json!({"type": "integer"}), "_1", "\"_1\"")]
+    #[case(json!({"type": "integer"}), "+", "\"+\"")]
+    #[case(json!({"type": "integer"}), "--7", "\"--7\"")]
+    #[case(json!({"type": "integer"}), "null", "\"null\"")]
+    #[case(json!({"type": "integer"}), "true", "\"true\"")]
+    #[case(json!({"type": ["integer", "null"]}), "007", "7")]
+    #[case(json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}), "+7", "\"+7\"")]
     #[case(json!({"type": "number"}), "3.5", "3.5")]
     #[case(json!({"type": "string"}), "02134", "\"02134\"")]
     #[case(json!({"type": "string"}), "true", "\"true\"")]

@@ -105,8 +105,9 @@ pub struct ValueSyntax {
     /// closer is missing (not consumed: the caller handles them).
     pub ends: &'static MarkerSet,
     /// When set, the closer only ends the value when it is followed by optional whitespace and one of
-    /// these markers, or by the end of the output; otherwise it is part of the value (Qwen3-Coder: a
-    /// literal `</parameter>` inside code).
+    /// these markers, or by the end of the output (also when the output ends inside one of these
+    /// markers: it was cut off in the tag after the value); otherwise it is part of the value
+    /// (Qwen3-Coder: a literal `</parameter>` inside code).
     pub closer_followers: Option<&'static MarkerSet>,
     /// Remove one newline right after the opening tag and one right before the closer.
     pub trim_newline: bool,
@@ -125,7 +126,8 @@ pub enum ValueEnd {
     Closed,
     /// Another end marker (group ≥ 1) starts where the consumed text ends; it was not consumed.
     Interrupted,
-    /// The output ended inside the value.
+    /// The output ended inside the value (a cut-off prefix of an end marker at its end is dropped: no
+    /// fragment of a tag is value text).
     Truncated,
 }
 
@@ -174,6 +176,12 @@ impl TaggedValue {
             let rest = &text[pos..];
             match syntax.ends.find(rest, eof) {
                 None => {
+                    // At the end of the output, a tail that is a cut-off end marker is not text.
+                    let rest = if eof {
+                        &rest[..syntax.ends.holdback_start(rest)]
+                    } else {
+                        rest
+                    };
                     self.body(rest, !eof && syntax.trim_newline, &mut emit);
                     if eof && std::mem::take(&mut self.newline) {
                         // Cut off: a held newline was text after all.
@@ -285,9 +293,14 @@ fn closer_counts(after: &str, eof: bool, syntax: &ValueSyntax) -> Option<bool> {
         if next.starts_with(marker) {
             return Some(true);
         }
-        partial |= !eof && marker.starts_with(next);
+        partial |= marker.starts_with(next);
     }
-    if partial { None } else { Some(false) }
+    match (partial, eof) {
+        // Cut off inside the follower: the closer closed the value.
+        (true, true) => Some(true),
+        (true, false) => None,
+        (false, _) => Some(false),
+    }
 }
 
 /// One parameter value of a tagged call, as every tagged format reads it: typed by the request's schema,
@@ -541,6 +554,11 @@ mod tests {
                 ValueEnd::Interrupted,
             ),
             ("trunc\n", "trunc\n", "", ValueEnd::Truncated),
+            // Cut off inside the tag after the closer: the closer counts.
+            ("x\n</parameter>\n</func", "x", "\n</func", ValueEnd::Closed),
+            ("x</parameter><", "x", "<", ValueEnd::Closed),
+            // Cut off inside the closer: the fragment is not value text.
+            ("cut\n</param", "cut\n", "", ValueEnd::Truncated),
         ];
         for (text, value, left, end) in cases {
             for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {

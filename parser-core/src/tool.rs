@@ -321,7 +321,9 @@ enum Phase {
 /// Call [`run`](Self::run) with the text after the call's name; it writes argument fragments through
 /// [`Calls`] and returns how much it consumed and, once the arguments are over, whether they are valid.
 /// Whitespace and fences around the object are not part of the arguments; if anything else follows the
-/// object before an end marker, it is appended and the call is flagged invalid.
+/// object before an end marker, it is appended and the call is flagged invalid. At the end of the output,
+/// a complete object followed by framing and a cut-off prefix of an end marker is valid: the output was
+/// cut inside the call's closer, and the fragment is consumed, never written.
 #[derive(Clone, Debug)]
 pub struct JsonArgs {
     phase: Phase,
@@ -432,6 +434,12 @@ impl JsonArgs {
                         Some(Found::Partial { start: 0 }) => return (pos, ArgsEnd::Open),
                         _ => {}
                     }
+                    if eof && cut_inside_end(rest, syntax, fence_seen) {
+                        // The output ends inside the end marker (or the closing fence): the arguments
+                        // are complete and the fragment is no part of them.
+                        self.tail.clear();
+                        return (text.len(), ArgsEnd::Closed { valid: true });
+                    }
                     if syntax.fenced && !fence_seen {
                         match literal_at(rest, &[CLOSE_FENCE], eof) {
                             Literal::Whole(len) => {
@@ -475,6 +483,15 @@ impl JsonArgs {
             (pos, ArgsEnd::Open)
         }
     }
+}
+
+/// Whether `rest`, the text after a complete JSON object and its framing at the end of the output, is a
+/// cut-off end marker (or closing fence, where one may still come).
+fn cut_inside_end(rest: &str, syntax: &ArgsSyntax, fence_seen: bool) -> bool {
+    syntax.end.find(rest, false) == Some(Found::Partial { start: 0 })
+        || (syntax.fenced
+            && !fence_seen
+            && literal_at(rest, &[CLOSE_FENCE], false) == Literal::Partial)
 }
 
 /// Whether `text` starts with one of `literals`, could still grow into one, or neither.

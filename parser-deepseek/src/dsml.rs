@@ -15,6 +15,10 @@
 //! (`true`: a string; `false`: JSON, or the raw string when it does not parse). A call is committed at
 //! its complete `invoke` tag. A JSON object written directly inside `invoke` is taken as the arguments; a
 //! lone `arguments`/`input` parameter holding an object, when the schema does not declare it, is unwrapped.
+//! A call whose `</｜DSML｜invoke>` came is complete without the block's end at the end of the output, also
+//! when the output ends inside it; a call cut off before its `</｜DSML｜invoke>` stays, flagged invalid,
+//! with the parameters read so far (a tag cut off at the end is dropped, never a fragment in the
+//! arguments; issue 18).
 
 use std::sync::Arc;
 
@@ -238,10 +242,11 @@ impl Machine {
                     } else if literal_at(
                         rest,
                         &[DSML_INVOKE, DSML_BLOCK_ENDS[0], DSML_BLOCK_ENDS[1], EOS],
-                        eof,
+                        false,
                     ) == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         self.state = State::Content;
                     }
@@ -266,10 +271,12 @@ impl Machine {
                     {
                         self.json_body.reset();
                         self.state = State::JsonBody;
-                    } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], eof)
+                    } else if literal_at(after, &[DSML_PARAM, DSML_INVOKE_END], false)
                         == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a tag at the end of the output: dropped (`finish` flags the
+                        // call, whose `</｜DSML｜invoke>` is missing).
+                        return pos + if eof { after.len() } else { 0 };
                     } else {
                         self.start_raw_body(out);
                     }
@@ -279,6 +286,10 @@ impl Machine {
                     Tag::Complete { name, string, len } => {
                         self.open_param(out, name, string);
                         pos += len;
+                    }
+                    // Cut off inside the tag: no fragment of it reaches the arguments.
+                    Tag::Not if eof && matches!(tag(rest, DSML_PARAM, false), Tag::NeedMore) => {
+                        return text.len();
                     }
                     Tag::Not => self.start_raw_body(out),
                 },

@@ -10,7 +10,10 @@
 //! Both call shapes are accepted by every generation: after the separator, `{` or a fence means the head
 //! was the name; otherwise a `function` head is followed by the name on its own line. A V3.1 call is
 //! committed at the separator (DESIGN §4.6); an R1 call when its name line ends. A section or call that
-//! never reaches a complete name is content, raw.
+//! never reaches a complete name is content, raw. A call whose arguments are complete but whose
+//! `<｜tool▁call▁end｜>` (or the section's end) is missing at the end of the output is complete and valid,
+//! also when the output ends inside that marker: the fragment is dropped, never content or arguments
+//! (issue 18).
 //!
 //! R1's fallback shapes (enabled for R1 only, never inside reasoning), in the order they are tried at a
 //! position — the native section first, then:
@@ -271,10 +274,11 @@ impl Machine {
                         self.state = State::Content;
                     } else if rest.starts_with(EOS) {
                         pos += EOS.len();
-                    } else if literal_at(rest, &[CALL_BEGIN, CALLS_END, EOS], eof)
+                    } else if literal_at(rest, &[CALL_BEGIN, CALLS_END, EOS], false)
                         == Literal::Partial
                     {
-                        return pos;
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         // Text after the calls without a section end: the section is over.
                         self.state = State::Content;

@@ -240,6 +240,26 @@ fn calls_and_reasoning(
 #[case::truncated_arguments_stay_flagged("deepseek-v3.1",
     "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Par",
     Some("Checking."), vec![RowCall::Invalid("get_weather")])]
+// Issue 18: a call missing only its final closer at the end of the output is complete, also when the
+// output ends inside it (the fragment never reaches content or arguments).
+#[case::missing_only_the_call_end("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::cut_inside_the_call_end("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁e",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::missing_only_the_section_end("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜>",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::cut_inside_the_section_end("deepseek-v3.1",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁e",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::r1_missing_only_the_call_end("deepseek-r1",
+    "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
+#[case::r1_cut_inside_the_call_end("deepseek-r1",
+    "</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call",
+    None, vec![RowCall::Valid("get_weather", "{\"city\": \"Paris\"}")])]
 #[case::committed_at_the_separator("deepseek-v3.1",
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>",
     None, vec![RowCall::Invalid("get_weather")])]
@@ -341,6 +361,16 @@ fn tools(json: serde_json::Value) -> Arc<Tools> {
     Some("Sure. Done."), vec![RowCall::Valid("now", "{}")])]
 #[case::truncated_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\">Hel",
     None, vec![RowCall::Invalid("say")])]
+// Issue 18: a call missing only the block's closer at the end of the output is complete, also when the
+// output ends inside it; one missing its `</｜DSML｜invoke>` stays flagged, without a tag fragment.
+#[case::missing_only_the_block_end("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜invoke>",
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"1\"}")])]
+#[case::cut_inside_the_block_end("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_ca",
+    None, vec![RowCall::Valid("ship", "{\"zip\": \"1\"}")])]
+#[case::cut_inside_the_invoke_end("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜inv",
+    None, vec![RowCall::Invalid("ship")])]
+#[case::cut_inside_a_parameter_tag("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n<｜DSML｜parameter na",
+    None, vec![RowCall::Invalid("ship")])]
 #[case::cut_inside_the_invoke_tag_is_content("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa",
     Some("Hi<｜DSML｜function_calls><｜DSML｜invoke name=\"sa"), vec![])]
 #[case::markup_inside_a_string_value("<｜DSML｜function_calls><｜DSML｜invoke name=\"say\"><｜DSML｜parameter name=\"text\" string=\"true\"><｜DSML｜invoke name=\"x\"> and {\"a\"}</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
@@ -614,4 +644,21 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+// Issue 18: a DSML call cut off inside a tag keeps no fragment of it in its arguments.
+#[rstest]
+#[case(
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜inv"
+)]
+#[case(
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜parameter>\n<｜DSML｜parameter na"
+)]
+#[case(
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ship\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">1</｜DSML｜para"
+)]
+fn dsml_cut_off_tags_leave_no_fragment(#[case] output: &str) {
+    let message = run("deepseek-v3.2", ParseOptions::new(), output);
+    assert_eq!(message.tool_calls.len(), 1, "{message:#?}");
+    let arguments = &message.tool_calls[0].arguments;
+    assert!(!arguments.contains('<'), "{output:?}: {arguments}");
+    assert_eq!(message.content_trimmed(), None, "{message:#?}");
 }

@@ -18,9 +18,18 @@
 //!   newline removed: the template writes none). A literal `</arg_value>` is part of the value unless
 //!   whitespace and `<arg_key>`, `</tool_call>`, `<tool_call>`, an end-of-sequence token or the end of the
 //!   output follow it; a missing `</arg_value>` ends the value at the next `<arg_key>` or `</tool_call>`.
-//! - A missing `</tool_call>` before the next `<tool_call>` is tolerated. A call cut off after its name
-//!   stays, flagged invalid; so does a call whose body holds anything but arguments (kept raw in its
-//!   arguments, up to `</tool_call>`).
+//!   At the end of the output, `</arg_value>` followed by a cut-off prefix of one of those markers
+//!   closes the value too: the output was cut inside the tag after it (issue 18).
+//! - An argument's key is the text between `<arg_key>` and `</arg_key>`, trimmed: `<`, `>` and `&` are
+//!   part of it (`param<1>`, `x>y`); only the format's own tags are not (a key holding `<arg_value>`
+//!   lost its `</arg_key>`, and the call is invalid).
+//! - A missing `</tool_call>` before the next `<tool_call>` is tolerated. So is a call that is missing
+//!   only its `</tool_call>` at the end of the output, after at least one complete argument or a
+//!   cut-off prefix of `</tool_call>` (or of an end-of-sequence token): its arguments are complete, and
+//!   the call is valid, as Qwen3-Coder's and the JSON formats' are. A call cut off after its name alone,
+//!   inside a value, or inside the head of its next argument stays, flagged invalid, with the arguments
+//!   read so far (never a fragment of a tag); so does a call whose body holds anything but arguments
+//!   (kept raw in its arguments, up to `</tool_call>`).
 
 use std::sync::Arc;
 
@@ -51,6 +60,9 @@ static BODY: MarkerSet = MarkerSet::new(&[&[ARG_KEY, TOOL_CALL_END, TOOL_CALL], 
 /// Where a call body that is not arguments ends: `</tool_call>` (consumed), or the next call or an
 /// end-of-sequence token (left to the content state).
 static RAW_BODY_END: MarkerSet = MarkerSet::new(&[&[TOOL_CALL_END], &[TOOL_CALL], EOS]);
+
+/// Tags a key never holds: finding one between `<arg_key>` and `</arg_key>` means a closer went missing.
+const KEY_NEVER_HOLDS: &[&str] = &[ARG_KEY, ARG_VALUE, ARG_VALUE_END, TOOL_CALL, TOOL_CALL_END];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -110,7 +122,8 @@ impl ToolParser for GlmToolParser {
     fn finish(&mut self, out: &mut dyn Sink) {
         let m = &mut self.machine;
         self.carry.finish(m, |m, text| m.run(text, true, out));
-        // Cut off inside a call: write what was read, flagged invalid.
+        // Cut off inside a call: write what was read, flagged invalid (a call missing only its closer
+        // was closed by `run`).
         if m.state == State::Value {
             m.value.end(&mut m.args, &mut m.calls, out);
         }
@@ -182,6 +195,10 @@ impl Machine {
                     pos += ws;
                     let after = &rest[ws..];
                     if after.is_empty() {
+                        if eof && self.args.members() > 0 {
+                            // Only `</tool_call>` is missing: the arguments are complete.
+                            self.close_call(out);
+                        }
                         return pos;
                     }
                     if after.starts_with(ARG_KEY) {
@@ -190,6 +207,13 @@ impl Machine {
                             Head::Complete(key, len) => {
                                 self.open_value(out, key);
                                 pos += len;
+                            }
+                            Head::Not
+                                if eof && matches!(arg_head(after, false), Head::NeedMore) =>
+                            {
+                                // Cut off inside the next argument's head: not an argument, and
+                                // no fragment of it reaches the arguments (`finish` flags the call).
+                                return pos + after.len();
                             }
                             Head::Not => self.state = State::RawBody,
                         }
@@ -201,8 +225,24 @@ impl Machine {
                         self.close_call(out);
                     } else if let Some(eos) = EOS.iter().find(|eos| after.starts_with(**eos)) {
                         pos += eos.len();
-                    } else if BODY.find(after, eof) == Some(Found::Partial { start: 0 }) {
-                        return pos;
+                    } else if BODY.find(after, false) == Some(Found::Partial { start: 0 }) {
+                        if !eof {
+                            return pos;
+                        }
+                        // Cut off inside a tag. Inside `</tool_call>` (or an end token): the call is
+                        // complete and the fragment dropped. Inside the next `<tool_call>`: the call
+                        // is complete (its closer may be left out before the next call), and the
+                        // cut-off opener is content's, raw, as anywhere. Inside the next argument's
+                        // `<arg_key>`: dropped, and `finish` flags the call.
+                        if TOOL_CALL_END.starts_with(after)
+                            || EOS.iter().any(|e| e.starts_with(after))
+                        {
+                            self.close_call(out);
+                        } else if TOOL_CALL.starts_with(after) {
+                            self.close_call(out);
+                            continue;
+                        }
+                        return pos + after.len();
                     } else {
                         self.state = State::RawBody;
                     }
@@ -273,7 +313,8 @@ fn call_head(text: &str, eof: bool) -> Head<'_> {
 }
 
 /// Reads `<arg_key>KEY</arg_key>`, whitespace and `<arg_value>` at the start of `text`; the key (trimmed)
-/// is non-empty and holds no `<`. Decided within [`HEAD_LIMIT`].
+/// is non-empty and holds none of the format's tags (any other `<`, `>` or `&` is part of it: a key
+/// ends only at `</arg_key>`). Decided within [`HEAD_LIMIT`].
 fn arg_head(text: &str, eof: bool) -> Head<'_> {
     let after = &text[ARG_KEY.len()..];
     let Some(at) = find_within(after, ARG_KEY_END, HEAD_LIMIT) else {
@@ -282,7 +323,7 @@ fn arg_head(text: &str, eof: bool) -> Head<'_> {
     let key = after[..at].trim();
     let rest = &after[at + ARG_KEY_END.len()..];
     let ws = leading_ws(rest);
-    if key.is_empty() || key.contains('<') || ws > HEAD_LIMIT {
+    if key.is_empty() || ws > HEAD_LIMIT || KEY_NEVER_HOLDS.iter().any(|tag| key.contains(tag)) {
         return Head::Not;
     }
     match literal_at(&rest[ws..], &[ARG_VALUE], eof) {

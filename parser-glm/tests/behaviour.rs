@@ -107,7 +107,23 @@ const CITY: RowCall = RowCall::Valid("get_weather", r#"{"city": "Paris"}"#);
 #[case::cut_off_before_the_name_ends("<tool_call>get_wea", Some("<tool_call>get_wea"), vec![])]
 #[case::cut_off_after_the_name("<tool_call>get_weather\n", None, vec![RowCall::Invalid("get_weather")])]
 #[case::cut_off_in_a_value("<tool_call>a<arg_key>x</arg_key><arg_value>1", None, vec![RowCall::Invalid("a")])]
-#[case::cut_off_between_arguments("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value>", None, vec![RowCall::Invalid("a")])]
+// Issue 18: a call missing only its final `</tool_call>` at the end of the output is complete (its
+// arguments are); a cut-off prefix of the closer after `</arg_value>` closes the value and never reaches
+// the arguments.
+#[case::missing_only_call_end("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>", None, vec![CITY])]
+#[case::missing_only_call_end_glm46("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n", None, vec![CITY])]
+#[case::cut_inside_call_end("<tool_call>grep<arg_key>pattern</arg_key><arg_value>needle</arg_value><arg_key>path</arg_key>\n<arg_value>.</arg_value></tool_", None, vec![RowCall::Valid("grep", r#"{"pattern": "needle", "path": "."}"#)])]
+#[case::cut_inside_call_end_after_newline("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call", None, vec![CITY])]
+#[case::cut_at_call_end_start("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><", None, vec![CITY])]
+#[case::cut_inside_next_call_opener("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><tool_ca", Some("<tool_ca"), vec![RowCall::Valid("a", r#"{"x": "1"}"#)])]
+#[case::cut_inside_next_key("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><arg_k", None, vec![RowCall::Invalid("a")])]
+#[case::cut_inside_value_closer("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_val", None, vec![RowCall::Invalid("a")])]
+// Issue 18: a key ends only at `</arg_key>`: `<`, `>` and `&` are part of it.
+#[case::key_with_angle_brackets("<tool_call>f<arg_key>param<1></arg_key><arg_value>v</arg_value></tool_call>", None, vec![RowCall::Valid("f", r#"{"param<1>": "v"}"#)])]
+#[case::key_with_greater_than("<tool_call>f<arg_key>x>y</arg_key><arg_value>v</arg_value></tool_call>", None, vec![RowCall::Valid("f", r#"{"x>y": "v"}"#)])]
+#[case::key_with_ampersand("<tool_call>f<arg_key>a&b</arg_key><arg_value>v</arg_value></tool_call>", None, vec![RowCall::Valid("f", r#"{"a&b": "v"}"#)])]
+#[case::key_with_less_than_glm46("<tool_call>f\n<arg_key>a < b</arg_key>\n<arg_value>v</arg_value>\n</tool_call>", None, vec![RowCall::Valid("f", r#"{"a < b": "v"}"#)])]
+#[case::key_without_closer_is_invalid("<tool_call>f<arg_key>x<arg_value>1</arg_value><arg_key>y</arg_key><arg_value>2</arg_value></tool_call>Done.", Some("Done."), vec![RowCall::Invalid("f")])]
 #[case::junk_in_body_is_invalid("<tool_call>a<arg_key>x</arg_key>oops</tool_call>Done.", Some("Done."), vec![RowCall::Invalid("a")])]
 fn tool_calls(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
     for parser in ["glm-4.5", "glm-4.7"] {
@@ -418,4 +434,19 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+// Issue 18: no fragment of markup ever reaches the arguments of a call cut off near its end.
+#[rstest]
+#[case("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><arg_k")]
+#[case("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_val")]
+#[case("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value></tool_")]
+#[case("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value>\n<|us")]
+#[case("<tool_call>a<arg_key>x</arg_k")]
+fn cut_off_calls_carry_no_markup(#[case] output: &str) {
+    for parser in ["glm-4.5", "glm-4.7"] {
+        let message = run(parser, prompt_options(Some(TAIL_47_OFF), None), output);
+        assert_eq!(message.tool_calls.len(), 1, "{message:#?}");
+        let arguments = &message.tool_calls[0].arguments;
+        assert!(!arguments.contains('<'), "{output:?}: {arguments}");
+        assert_eq!(message.content_trimmed(), None, "{message:#?}");
+    }
 }

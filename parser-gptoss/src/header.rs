@@ -5,7 +5,7 @@
 //! [`HEADER_LIMIT`] bytes), so the decision depends on the header alone,
 //! never on how the output was chunked.
 
-use parser_core::is_ws;
+use parser_core::{Tools, is_ws};
 
 use crate::markers::*;
 use crate::policy::{BuiltinTools, HarmonyPolicy, Preamble};
@@ -93,16 +93,25 @@ pub(crate) fn is_name(name: &str) -> bool {
 /// Where a message with this header goes, under `policy`.
 ///
 /// - `to=functions.NAME` (any channel): a call to NAME.
+/// - `to=NAME` where the request's `tools` declare NAME: a call to NAME (issue 18: the model sometimes
+///   leaves out the `functions.` namespace; a declared name is the request's tool whatever the prefix).
 /// - any other recipient (`browser.search`, `python`, …): a built-in tool, reasoning by default, or a call
 ///   named after the whole recipient under [`BuiltinTools::Calls`].
 /// - `analysis`: reasoning; `commentary` (a preamble): content by default, reasoning under
 ///   [`Preamble::Reasoning`]; `final`, an unknown channel or none: content.
-pub(crate) fn decide<'t>(header: &Header<'t>, policy: &HarmonyPolicy) -> Kind<'t> {
+pub(crate) fn decide<'t>(
+    header: &Header<'t>,
+    policy: &HarmonyPolicy,
+    tools: Option<&Tools>,
+) -> Kind<'t> {
     if let Some(recipient) = header.recipient {
         if let Some(name) = recipient.strip_prefix(FUNCTIONS)
             && is_name(name)
         {
             return Kind::Call(name);
+        }
+        if is_name(recipient) && tools.is_some_and(|tools| tools.get(recipient).is_some()) {
+            return Kind::Call(recipient);
         }
         return match policy.builtin_tools {
             BuiltinTools::Calls if is_name(recipient) => Kind::Call(recipient),
@@ -173,17 +182,32 @@ mod tests {
             .with_builtin_tools(BuiltinTools::Calls)
             .with_preamble(Preamble::Reasoning);
         let call = header(Some("commentary"), Some("functions.get_weather"));
-        assert_eq!(decide(&call, &default), Kind::Call("get_weather"));
+        assert_eq!(decide(&call, &default, None), Kind::Call("get_weather"));
         let browser = header(Some("analysis"), Some("browser.search"));
-        assert_eq!(decide(&browser, &default), Kind::Text(Field::Reasoning));
-        assert_eq!(decide(&browser, &surfaced), Kind::Call("browser.search"));
-        let preamble = header(Some("commentary"), None);
-        assert_eq!(decide(&preamble, &default), Kind::Text(Field::Content));
-        assert_eq!(decide(&preamble, &surfaced), Kind::Text(Field::Reasoning));
-        let empty_name = header(Some("commentary"), Some("functions."));
-        assert_eq!(decide(&empty_name, &default), Kind::Text(Field::Reasoning));
         assert_eq!(
-            decide(&header(None, None), &default),
+            decide(&browser, &default, None),
+            Kind::Text(Field::Reasoning)
+        );
+        assert_eq!(
+            decide(&browser, &surfaced, None),
+            Kind::Call("browser.search")
+        );
+        let preamble = header(Some("commentary"), None);
+        assert_eq!(
+            decide(&preamble, &default, None),
+            Kind::Text(Field::Content)
+        );
+        assert_eq!(
+            decide(&preamble, &surfaced, None),
+            Kind::Text(Field::Reasoning)
+        );
+        let empty_name = header(Some("commentary"), Some("functions."));
+        assert_eq!(
+            decide(&empty_name, &default, None),
+            Kind::Text(Field::Reasoning)
+        );
+        assert_eq!(
+            decide(&header(None, None), &default, None),
             Kind::Text(Field::Content)
         );
     }

@@ -33,6 +33,7 @@
 //! | `analysis` | reasoning |
 //! | `final` | content |
 //! | recipient `to=functions.NAME` (on `commentary`, `analysis`, any channel) | a tool call NAME; the body is its arguments, streamed raw |
+//! | recipient `to=NAME` where NAME is a tool the request declares ([`ParseOptions::tools`]) | the same: a call NAME (the model left out `functions.`) |
 //! | `commentary` without recipient (a preamble) | content; reasoning under [`Preamble::Reasoning`] |
 //! | any other recipient (`browser.search`, `python`: built-in tools) | reasoning; calls named after the recipient under [`BuiltinTools::Calls`] |
 //! | a message with no channel or an unknown one | content |
@@ -43,10 +44,11 @@
 //!
 //! Every decision depends only on the text seen so far, so streaming equals one-shot for every chunking.
 //!
-//! - **A call is committed** once its header, with `to=functions.NAME` and `<|message|>`, is complete. From
+//! - **A call is committed** once its header, with `to=functions.NAME` (or `to=NAME`, NAME a declared tool)
+//!   and `<|message|>`, is complete. From
 //!   then on it is a call: arguments that are not a JSON object (`foo`, an empty body) or are cut off keep
 //!   the call, flagged `valid: false`, with the raw text. A complete JSON body with no `<|call|>` after it
-//!   (the server stripped it, or the output ended) is a complete, valid call. Braces, quotes and markers
+//!   (the server stripped it, or the output ended, also inside `<|call|>`) is a complete, valid call. Braces, quotes and markers
 //!   such as `<|call|>` inside JSON strings never end the arguments.
 //! - **Text with no header** (the model skipped it, or stray text between messages) is content. Whitespace
 //!   between messages belongs to no message and is dropped.

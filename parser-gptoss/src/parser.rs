@@ -13,9 +13,11 @@
 //! arrives except a tail that may still grow into a marker ([`MarkerSet`] + [`Carry`]), and call arguments
 //! stream raw through [`JsonArgs`]. So one-shot parsing and every chunking agree.
 
+use std::sync::Arc;
+
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, Found, JsonArgs, Literal, MarkerSet, OutputParser,
-    ParseOptions, ReasoningFormat, Sink, Stage, leading_ws, literal_at,
+    ParseOptions, ReasoningFormat, Sink, Stage, Tools, leading_ws, literal_at,
 };
 
 use crate::header::{self, Field, Kind};
@@ -69,6 +71,8 @@ enum State {
 struct Machine {
     state: State,
     policy: HarmonyPolicy,
+    /// The request's tools: a recipient they declare is a call, with or without `functions.`.
+    tools: Option<Arc<Tools>>,
     /// `reasoning_format: none`: reasoning messages are content, their markers included.
     inline: bool,
     calls: Calls,
@@ -101,6 +105,7 @@ impl HarmonyParser {
         let mut machine = Machine {
             state: State::Lead,
             policy,
+            tools: options.tools.clone(),
             inline: options.reasoning_format == ReasoningFormat::Inline,
             calls: Calls::new(options),
             args: JsonArgs::new(),
@@ -284,7 +289,7 @@ impl Machine {
     /// A complete header: decide what the message is and enter its body.
     fn open(&mut self, text: &str, message_at: usize, body_at: usize, out: &mut dyn Sink) {
         let header = header::parse(&text[..message_at]);
-        match header::decide(&header, &self.policy) {
+        match header::decide(&header, &self.policy, self.tools.as_deref()) {
             Kind::Call(name) => {
                 self.calls.start(out, name, None);
                 self.args.reset();

@@ -1,7 +1,7 @@
 //! Where the output starts, from the request: normally at a header (the prompt ends with
 //! `<|start|>assistant`), or inside a message the prompt already began (prefilled).
 
-use parser_core::{ParseOptions, SpecialTokens, Stage};
+use parser_core::{ParseOptions, SpecialTokens, Stage, Tools};
 
 use crate::header::{self, Field, Kind};
 use crate::markers::*;
@@ -42,7 +42,7 @@ pub(crate) fn start(options: &ParseOptions, policy: &HarmonyPolicy) -> Start {
     if let Some(start) = options
         .prompt_tail
         .as_deref()
-        .and_then(|tail| from_prompt(tail, policy))
+        .and_then(|tail| from_prompt(tail, policy, options.tools.as_deref()))
     {
         return start;
     }
@@ -63,7 +63,11 @@ pub(crate) fn start(options: &ParseOptions, policy: &HarmonyPolicy) -> Start {
 /// - just `assistant` (the usual generation prompt): at a header.
 ///
 /// `None` when the tail holds no `<|start|>`.
-pub(crate) fn from_prompt(tail: &str, policy: &HarmonyPolicy) -> Option<Start> {
+pub(crate) fn from_prompt(
+    tail: &str,
+    policy: &HarmonyPolicy,
+    tools: Option<&Tools>,
+) -> Option<Start> {
     let at = tail.rfind(START)?;
     let region = &tail[at + START.len()..];
     if TERMINATORS.iter().any(|t| region.contains(t)) || !region.starts_with("assistant") {
@@ -74,7 +78,7 @@ pub(crate) fn from_prompt(tail: &str, policy: &HarmonyPolicy) -> Option<Start> {
             return Some(Start::Lead);
         }
         let header = header::parse(&region[..message]);
-        return Some(match header::decide(&header, policy) {
+        return Some(match header::decide(&header, policy, tools) {
             Kind::Text(field) => Start::Body(field),
             Kind::Call(name) => Start::Call(name.to_owned()),
         });
@@ -142,13 +146,14 @@ mod tests {
             ("no harmony here", None),
         ];
         for (tail, want) in cases {
-            assert_eq!(from_prompt(tail, &policy), want, "{tail:?}");
+            assert_eq!(from_prompt(tail, &policy, None), want, "{tail:?}");
         }
         let preamble = HarmonyPolicy::default().with_preamble(Preamble::Reasoning);
         assert_eq!(
             from_prompt(
                 "<|start|>assistant<|channel|>commentary<|message|>",
-                &preamble
+                &preamble,
+                None
             ),
             Some(Start::Body(Field::Reasoning))
         );

@@ -129,6 +129,14 @@ fn channels_and_calls(
 #[case::truncated_arguments_stay_flagged(
     "<|channel|>commentary to=functions.get_weather<|message|>{\"city\": \"Par",
     None, vec![RowCall::Invalid("get_weather")])]
+// Issue 18: a call missing only its `<|call|>` at the end of the output is complete, also when the output
+// ends inside it.
+#[case::missing_only_the_call_token(
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}",
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
+#[case::cut_inside_the_call_token(
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|ca",
+    None, vec![RowCall::Valid("f", "{\"a\": 1}")])]
 #[case::committed_at_the_message_token(
     "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
     None, vec![RowCall::Invalid("get_weather")])]
@@ -690,4 +698,80 @@ fn harmony_switches_come_from_the_core_policy() {
     assert_eq!(switched.reasoning.as_deref(), Some("Let me check."));
     assert_eq!(switched.tool_calls.len(), 1);
     assert_eq!(switched.tool_calls[0].name, "browser.search");
+}
+
+fn declared_tools() -> Arc<parser_core::Tools> {
+    let tools = serde_json::json!([{"type": "function", "function": {"name": "lookup_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]);
+    Arc::new(parser_core::Tools::from_json(&tools).unwrap())
+}
+
+// Issue 18: a message addressed to a tool the request declares is a call, with or without the
+// `functions.` prefix; any other recipient follows the built-in-tools policy as before.
+#[rstest]
+#[case::declared_without_prefix(
+    HarmonyPolicy::default(), true,
+    "<|channel|>commentary to=lookup_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
+    None, None, vec![RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")])]
+#[case::declared_with_prefix(
+    HarmonyPolicy::default(), true,
+    "<|channel|>commentary to=functions.lookup_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
+    None, None, vec![RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")])]
+#[case::declared_in_the_role_part(
+    HarmonyPolicy::default(), true,
+    "<|start|>assistant to=lookup_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\"}<|call|>",
+    None, None, vec![RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")])]
+#[case::declared_on_analysis(
+    HarmonyPolicy::default(), true,
+    "<|channel|>analysis to=lookup_weather<|message|>{\"city\": \"Paris\"}<|call|>",
+    None, None, vec![RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")])]
+#[case::undeclared_without_prefix_is_a_builtin(
+    HarmonyPolicy::default(), true,
+    "<|channel|>analysis to=browser.search<|message|>{\"query\": \"rust\"}<|call|>",
+    Some("{\"query\": \"rust\"}"), None, vec![])]
+#[case::undeclared_surfaced_under_the_policy(
+    HarmonyPolicy::default().with_builtin_tools(BuiltinTools::Calls), true,
+    "<|channel|>analysis to=browser.search<|message|>{\"query\": \"rust\"}<|call|>",
+    None, None, vec![RowCall::Valid("browser.search", "{\"query\": \"rust\"}")])]
+#[case::no_tools_without_prefix_is_a_builtin(
+    HarmonyPolicy::default(), false,
+    "<|channel|>commentary to=lookup_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
+    Some("{\"city\": \"Paris\"}"), None, vec![])]
+fn recipients_declared_as_tools(
+    #[case] policy: HarmonyPolicy,
+    #[case] with_tools: bool,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: Vec<RowCall>,
+) {
+    let mut options = ParseOptions::new();
+    if with_tools {
+        options = options.with_tools(declared_tools());
+    }
+    check_row(
+        &run_with(policy, options, output),
+        reasoning,
+        content,
+        &calls,
+    );
+}
+
+// A prefilled header addressed to a declared tool (the prompt ends inside it) starts a call.
+#[test]
+fn prompt_header_to_a_declared_tool_is_a_call() {
+    let options = ParseOptions::new()
+        .with_tools(declared_tools())
+        .with_prompt_tail("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>commentary to=lookup_weather<|message|>");
+    let message = run_with(
+        HarmonyPolicy::default(),
+        options,
+        "{\"city\": \"Paris\"}<|call|>",
+    );
+    check_row(
+        &message,
+        None,
+        None,
+        &[RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")],
+    );
 }

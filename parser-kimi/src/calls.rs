@@ -25,7 +25,10 @@
 //! raw. Arguments stream as the raw text the model wrote; where they end is found JSON-aware (braces,
 //! quotes and special tokens inside strings never end them); invalid or truncated arguments keep the call,
 //! flagged `valid: false`. Whitespace and newlines between the markers are accepted, and a call may also
-//! stand without a section around it, or follow the previous call without `<|tool_call_end|>`.
+//! stand without a section around it, or follow the previous call without `<|tool_call_end|>`. At the end
+//! of the output, a call with complete arguments is complete without its `<|tool_call_end|>` (and without
+//! the section's end), also when the output ends inside one of them: the fragment is dropped, never
+//! content or arguments (issue 18).
 
 use parser_core::{
     ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal, MarkerSet,
@@ -231,8 +234,9 @@ impl Machine {
                         self.state = State::Content;
                     } else if rest.starts_with(IM_END) {
                         pos += IM_END.len();
-                    } else if literal_at(rest, IN_SECTION, eof) == Literal::Partial {
-                        return pos;
+                    } else if literal_at(rest, IN_SECTION, false) == Literal::Partial {
+                        // Cut off inside a marker at the end of the output: dropped, never content.
+                        return pos + if eof { rest.len() } else { 0 };
                     } else {
                         // Text after the calls without a section end: the section is over.
                         self.state = State::Content;

@@ -127,6 +127,17 @@ const PARIS: RowCall = RowCall::ValidWithId(
 #[case::complete_arguments_at_the_end_of_the_output(
     "<|tool_call_begin|>functions.execute_command:0<|tool_call_argument_begin|>{\"command\": \"ls -lah\", \"timeout\": 10}",
     None, vec![RowCall::ValidWithId("execute_command", "{\"command\": \"ls -lah\", \"timeout\": 10}", "functions.execute_command:0")])]
+// Issue 18: a call missing only its final closer at the end of the output is complete, also when the
+// output ends inside it (the fragment reaches neither content nor arguments).
+#[case::cut_inside_the_call_end(
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_e",
+    None, vec![RowCall::ValidWithId("f", "{\"a\": 1}", "functions.f:0")])]
+#[case::missing_only_the_section_end(
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|>",
+    None, vec![RowCall::ValidWithId("f", "{\"a\": 1}", "functions.f:0")])]
+#[case::cut_inside_the_section_end(
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_sec",
+    None, vec![RowCall::ValidWithId("f", "{\"a\": 1}", "functions.f:0")])]
 #[case::end_of_turn_is_dropped(
     &format!("Sure.{CALL}<|im_end|>"),
     Some("Sure."), vec![PARIS])]

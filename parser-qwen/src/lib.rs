@@ -4,10 +4,10 @@
 //! |---|---|---|---|
 //! | `qwen2.5` | Qwen2 / Qwen2.5 (incl. Coder, Math) | none | Hermes-style JSON |
 //! | `qwen3` | Qwen3 hybrid (Qwen3-8B, -30B-A3B, -235B-A22B, …), any other `qwen*` | `<think>` written by the model; the prompt or `enable_thinking` decide | Hermes-style JSON |
-//! | `qwen3-thinking` | QwQ, Qwen3-*-Thinking-2507, Qwen3-Next-*-Thinking | forced open: the prompt ends in `<think>\n` | Hermes-style JSON |
-//! | `qwen3-instruct-2507` | Qwen3-*-Instruct-2507, Qwen3-Next-*-Instruct | none | Hermes-style JSON |
+//! | `qwen3-thinking` | QwQ, Qwen3-*-Thinking-2507, Qwen3-Next-*-Thinking, Qwen3-VL-*-Thinking | forced open: the prompt ends in `<think>\n` | Hermes-style JSON |
+//! | `qwen3-instruct-2507` | Qwen3-*-Instruct-2507, Qwen3-Next-*-Instruct, Qwen3-VL-*-Instruct | none (a `<think>` they print is content) | Hermes-style JSON |
 //! | `qwen3-coder` | Qwen3-Coder-* | as `qwen3` | XML, typed by the tool schema |
-//! | `qwen3.5` | Qwen3.5-* | forced open by default, as `qwen3-thinking` | XML, typed by the tool schema |
+//! | `qwen3.5` | Qwen3.5-*, Qwen3.6-* | forced open by default, as `qwen3-thinking` | XML, typed by the tool schema |
 //!
 //! The wire formats, as the model writes them:
 //!
@@ -197,6 +197,44 @@ pub fn qwen35(options: &ParseOptions) -> Parser {
     )
 }
 
+// Which Qwen3-generation models think (issue 18). A model id containing `qwen3` that no more specific
+// pattern matches goes to the hybrid `qwen3`, where a `<think>` the model prints opens reasoning: right for the
+// hybrid models only. So every model that is *not* hybrid needs a pattern here, by its real id (a pattern
+// is a substring of the normalised id, and the size sits between the family and the variant).
+//
+// - Qwen3-*-Thinking-2507, QwQ, Qwen3-Next-80B-A3B-Thinking and Qwen3-VL-*-Thinking: their templates end
+//   the generation prompt in `<think>\n` (the model writes only `…</think>`): `qwen3-thinking`.
+// - Qwen3-*-Instruct-2507, Qwen3-Next-80B-A3B-Instruct and Qwen3-VL-*-Instruct: never think (their
+//   templates have no `<think>` and no `enable_thinking`); a `<think>…</think>` they print is content:
+//   `qwen3-instruct-2507`. Qwen3-VL comes in 2B, 4B, 8B, 32B, 30B-A3B and 235B-A22B, each as -Instruct
+//   and -Thinking, with Hermes-style calls (transformers' fallback for `qwen3_vl` is `<tool_call>` JSON).
+// - Qwen3.5 and Qwen3.6: one hybrid model per size, no -Instruct / -Thinking split is known; the
+//   template opens `<think>\n` unless `enable_thinking=false` (then `<think>\n\n</think>\n\n`), which
+//   the prompt tail tells the parser; calls are XML (SGLang maps `qwen3.5*` and `qwen3.6*` to its XML
+//   parser, transformers `qwen3_5` too): `qwen3.5`.
+// - Qwen3-Coder (-Instruct, no thinking variant) keeps `qwen3-coder`, whose reasoning is as `qwen3`'s.
+const THINKING_MODELS: &[&str] = &[
+    "qwq",
+    "thinking-2507",
+    "qwen3-next-80b-a3b-thinking",
+    "qwen3-vl-2b-thinking",
+    "qwen3-vl-4b-thinking",
+    "qwen3-vl-8b-thinking",
+    "qwen3-vl-32b-thinking",
+    "qwen3-vl-30b-a3b-thinking",
+    "qwen3-vl-235b-a22b-thinking",
+];
+const INSTRUCT_MODELS: &[&str] = &[
+    "instruct-2507",
+    "qwen3-next-80b-a3b-instruct",
+    "qwen3-vl-2b-instruct",
+    "qwen3-vl-4b-instruct",
+    "qwen3-vl-8b-instruct",
+    "qwen3-vl-32b-instruct",
+    "qwen3-vl-30b-a3b-instruct",
+    "qwen3-vl-235b-a22b-instruct",
+];
+
 parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen2.5",
@@ -230,7 +268,7 @@ parser_core::inventory::submit! {
         name: "qwen3-thinking",
         family: "qwen",
         aliases: &["qwq", "qwen3-thinking-2507", "qwen3_thinking_2507"],
-        models: &["qwq", "thinking-2507", "qwen3-next-80b-a3b-thinking"],
+        models: THINKING_MODELS,
         summary: "QwQ / Qwen3-*-Thinking-2507: <think> forced open by the prompt, Hermes-style calls",
         sample: "The user wants to find files; I should search.\n</think>\n\nLet me search.\n<tool_call>\n{\"name\": \"search_files\", \"arguments\": {\"pattern\": \"*.rs\", \"max_results\": 10}}\n</tool_call>",
         sample_prompt_tail: "<|im_start|>user\nFind the Rust files.<|im_end|>\n<|im_start|>assistant\n<think>\n",
@@ -244,7 +282,7 @@ parser_core::inventory::submit! {
         name: "qwen3-instruct-2507",
         family: "qwen",
         aliases: &["qwen3_instruct_2507", "qwen3-instruct"],
-        models: &["instruct-2507", "qwen3-next-80b-a3b-instruct"],
+        models: INSTRUCT_MODELS,
         summary: "Qwen3-*-Instruct-2507: no reasoning, Hermes-style calls",
         sample: "Let me look that up.\n<tool_call>\n{\"name\": \"search\", \"arguments\": \"{\\\"query\\\": \\\"Qwen3 release date\\\"}\"}\n</tool_call>",
         sample_prompt_tail: "<|im_start|>user\nWhen was Qwen3 released?<|im_end|>\n<|im_start|>assistant\n",
@@ -272,7 +310,7 @@ parser_core::inventory::submit! {
         name: "qwen3.5",
         family: "qwen",
         aliases: &["qwen35", "qwen3_5"],
-        models: &["qwen3.5"],
+        models: &["qwen3.5", "qwen3.6"],
         summary: "Qwen3.5: <think> forced open by default, XML calls typed by the tool schema",
         sample: "The user wants the weather in Tokyo.\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
         sample_prompt_tail: "<|im_start|>user\nWeather in Tokyo for 3 days?<|im_end|>\n<|im_start|>assistant\n<think>\n",

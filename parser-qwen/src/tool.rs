@@ -20,10 +20,13 @@
 //!   output follow it. A missing `</parameter>` ends the value at the next `<parameter=` or `</function>`
 //!   (as vLLM reads it); any other markup inside a value is text.
 //! - Several calls may share one block (`</function>` followed by `<function=…>`, or a second JSON object
-//!   before `</tool_call>`). A missing `</tool_call>` (or `</function>`) before the next call or at the
-//!   end is tolerated. A block cut off before its name is complete is content, raw; a call cut off after
-//!   it stays, flagged invalid. Text inside a call body that is not a parameter makes the call invalid and
-//!   is kept in its raw arguments.
+//!   before `</tool_call>`). A missing `</tool_call>` (or `</function>`) before the next call is
+//!   tolerated, and so is a missing `</tool_call>` at the end of the output, also when the output is cut
+//!   off inside it (the call is complete; the fragment is dropped). A block cut off before its name is
+//!   complete is content, raw; an XML call cut off after it, before its `</function>`, stays, flagged
+//!   invalid, with the parameters read so far (a tag cut off at the end is dropped, never a fragment in
+//!   the arguments). Text inside a call body that is not a parameter makes the call invalid and is kept
+//!   in its raw arguments.
 
 use std::sync::Arc;
 
@@ -308,8 +311,10 @@ impl Machine {
                         self.state = State::FunctionHead;
                     } else if let Some(eos) = EOS.iter().find(|e| after.starts_with(**e)) {
                         pos += eos.len();
-                    } else if literal_at(after, BODY_LITERALS, eof) == Literal::Partial {
-                        return pos;
+                    } else if literal_at(after, BODY_LITERALS, false) == Literal::Partial {
+                        // Cut off inside a tag at the end of the output: dropped (`finish` flags the
+                        // call, whose `</function>` is missing).
+                        return pos + if eof { after.len() } else { 0 };
                     } else {
                         self.state = State::RawBody;
                     }
@@ -319,6 +324,10 @@ impl Machine {
                     Tag::Complete { name, len } => {
                         self.open_param(out, name);
                         pos += len;
+                    }
+                    // Cut off inside the tag: no fragment of it reaches the arguments.
+                    Tag::Not if eof && matches!(tag(rest, PARAMETER, false), Tag::NeedMore) => {
+                        return text.len();
                     }
                     Tag::Not => self.state = State::RawBody,
                 },
@@ -380,11 +389,16 @@ impl Machine {
                         self.json.reset();
                         self.json_wrapped = false;
                         self.state = State::Json;
-                    } else if !eof
-                        && (after.is_empty()
-                            || literal_at(after, AFTER_CALL_LITERALS, eof) == Literal::Partial)
+                    } else if after.is_empty()
+                        || literal_at(after, AFTER_CALL_LITERALS, false) == Literal::Partial
                     {
-                        return pos;
+                        if !eof {
+                            return pos;
+                        }
+                        // The output ends in the block's framing or inside its `</tool_call>` (or a
+                        // next `<function=`): the call is complete, and the cut-off tag is dropped.
+                        pos += ws + after.len();
+                        self.state = State::Content;
                     } else {
                         // No block end: the whitespace and what follows are content.
                         self.state = State::Content;

@@ -404,6 +404,13 @@ fn forced_open_call_without_closer_is_a_call() {
 #[case::missing_block_end_at_the_end(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}",
     None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
+// Issue 18: a call missing only its final closer is complete, also when the output ends inside it.
+#[case::cut_inside_the_block_end(
+    "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}\n</tool_",
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
+#[case::cut_at_the_block_end_start(
+    "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"k\": 1}}\n<",
+    None, vec![RowCall::Valid("a", "{\"k\": 1}")])]
 #[case::two_objects_in_one_block(
     "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>",
     None, vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", "{}")])]
@@ -470,6 +477,15 @@ fn ship(param: &str, value: &str) -> String {
 #[case::string_stays_string("zip", "02134", "{\"zip\": \"02134\"}")]
 #[case::string_true_stays_string("zip", "true", "{\"zip\": \"true\"}")]
 #[case::failed_coercion_keeps_string("count", "many", "{\"count\": \"many\"}")]
+// Issue 18: integers as Python's `int()` (vLLM's parser) reads them; what it refuses stays a string.
+#[case::integer_leading_zeros("count", "007", "{\"count\": 7}")]
+#[case::integer_negative_leading_zeros("count", "-007", "{\"count\": -7}")]
+#[case::integer_plus_sign("count", "+7", "{\"count\": 7}")]
+#[case::integer_underscores("count", "1_000", "{\"count\": 1000}")]
+#[case::integer_hex_stays_string("count", "0x1F", "{\"count\": \"0x1F\"}")]
+#[case::integer_null_stays_string("count", "null", "{\"count\": \"null\"}")]
+#[case::boolean_invalid_stays_string("express", "yes", "{\"express\": \"yes\"}")]
+#[case::any_of_null_integer_leading_zeros("limit", "007", "{\"limit\": 7}")]
 #[case::undeclared_param_stays_string("extra", "42", "{\"extra\": \"42\"}")]
 #[case::string_escaped(
     "code",
@@ -543,6 +559,17 @@ fn leak(text: &str) -> &'static str {
     None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_after_a_parameter(
     "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n",
+    None, vec![RowCall::Invalid("ship")])]
+// Issue 18: a call missing only its final `</tool_call>` is complete, also when the output ends inside
+// it; one that lacks its `</function>` too stays flagged, without a fragment of a cut-off tag.
+#[case::missing_block_end_at_the_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>",
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
+#[case::cut_inside_the_block_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_",
+    None, vec![RowCall::Valid("ship", "{\"count\": 2}")])]
+#[case::cut_inside_the_function_end(
+    "<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</func",
     None, vec![RowCall::Invalid("ship")])]
 #[case::truncated_inside_a_parameter_tag(
     "<tool_call>\n<function=ship>\n<parameter=cou",
@@ -791,6 +818,26 @@ fn every_sample_split_at_every_position() {
 #[case("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder")]
 #[case("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "qwen3-coder")]
 #[case("Qwen/Qwen3.5-397B-A17B", "qwen3.5")]
+// Issue 18: Qwen3-VL's Instruct models never think, its Thinking models are forced open; Qwen3.6 is
+// Qwen3.5's format.
+#[case("Qwen/Qwen3-VL-2B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-4B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-8B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-8B-Instruct-FP8", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-32B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-30B-A3B-Instruct", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-235B-A22B-Instruct", "qwen3-instruct-2507")]
+#[case("unsloth/Qwen3-VL-8B-Instruct-GGUF", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-VL-2B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-4B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-8B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-32B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-30B-A3B-Thinking", "qwen3-thinking")]
+#[case("Qwen/Qwen3-VL-235B-A22B-Thinking-FP8", "qwen3-thinking")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", "qwen3-instruct-2507")]
+#[case("Qwen/Qwen3-Next-80B-A3B-Thinking-FP8", "qwen3-thinking")]
+#[case("Qwen/Qwen3.5-27B", "qwen3.5")]
+#[case("Qwen/Qwen3.6-35B-A3B", "qwen3.5")]
 #[case("Qwen/Qwen-7B-Chat", "qwen3")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1")]
@@ -949,4 +996,55 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+// Issue 18: no fragment of a tag cut off at the end of the output reaches a call's arguments or the
+// content.
+#[rstest]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</func")]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n<param")]
+#[case("<tool_call>\n<function=ship>\n<parameter=cou")]
+#[case("<tool_call>\n<function=ship>\n<parameter=code>\nx\n</param")]
+#[case("<tool_call>\n<function=ship>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_")]
+fn cut_off_tags_leave_no_fragment(#[case] output: &str) {
+    let message = run(
+        "qwen3-coder",
+        ParseOptions::new().with_tools(schema()),
+        output,
+    );
+    assert_eq!(message.tool_calls.len(), 1, "{message:#?}");
+    let arguments = &message.tool_calls[0].arguments;
+    assert!(!arguments.contains('<'), "{output:?}: {arguments}");
+    assert_eq!(message.content_trimmed(), None, "{message:#?}");
+}
+
+// Issue 18: what a model's parser does with the `<think>` it prints: a model that never thinks keeps it
+// as content, a forced-open one reads reasoning up to `</think>`.
+#[rstest]
+#[case::vl_instruct(
+    "Qwen/Qwen3-VL-8B-Instruct",
+    "<think>x</think>Answer.",
+    None,
+    Some("<think>x</think>Answer.")
+)]
+#[case::next_instruct(
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "<think>x</think>Answer.",
+    None,
+    Some("<think>x</think>Answer.")
+)]
+#[case::vl_thinking(
+    "Qwen/Qwen3-VL-8B-Thinking",
+    "x\n</think>\n\nAnswer.",
+    Some("x"),
+    Some("Answer.")
+)]
+#[case::hybrid("Qwen/Qwen3-8B", "<think>x</think>Answer.", Some("x"), Some("Answer."))]
+fn models_read_their_own_think_tags(
+    #[case] model: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+) {
+    let parser = find_for_model(model).unwrap().name;
+    let message = run(parser, ParseOptions::new(), output);
+    check_row(&message, reasoning, content, &[]);
 }

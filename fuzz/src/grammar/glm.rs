@@ -12,6 +12,8 @@ use super::{Generated, NAMES, Scale, UNICODE, call_count, json_object, words};
 use crate::check::{Expected, ExpectedCall};
 use crate::setup::Setup;
 
+const TOOL_CALL_END: &str = "</tool_call>";
+
 /// Prose: words, and markers that stay text where they stand.
 const PROSE: &[&str] = &[
     "the",
@@ -132,6 +134,8 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
             g.expected.content.push('\n');
         }
     }
+    // Whether the output ends with a call (the last segment wrote a block).
+    let mut ends_in_call = false;
     let segments = if scale.many_calls > 0 {
         1
     } else {
@@ -141,6 +145,7 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
         if rng.chance(60) {
             let count = rng.below(8);
             let text = format!("ok{}.", words(rng, PROSE, count));
+            ends_in_call = false;
             g.expected.content.push_str(&text);
             g.text.push_str(&text);
             if !compact {
@@ -161,13 +166,45 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
             if !compact {
                 g.expected.content.push_str(&"\n".repeat(calls));
             }
+            ends_in_call = true;
         }
     }
-    if rng.chance(20) {
+    let end_token = rng.chance(20);
+    if !end_token && ends_in_call && rng.chance(20) {
+        cut_last_closer(rng, compact, &mut g);
+    }
+    if end_token {
         g.text
             .push_str(rng.pick(&["<|endoftext|>", "<|user|>", "<|observation|>"]));
     }
     g
+}
+
+/// The output ends with its last call missing `</tool_call>`, or cut inside it (issue 18): a call with at
+/// least one argument is still complete and valid, and no fragment of the closer reaches its arguments.
+fn cut_last_closer(rng: &mut Rng, compact: bool, g: &mut Generated) {
+    let closer = if compact {
+        TOOL_CALL_END.to_owned()
+    } else {
+        format!("{TOOL_CALL_END}\n")
+    };
+    let has_arguments = g
+        .expected
+        .calls
+        .last()
+        .is_some_and(|call| call.arguments != "{}");
+    if !has_arguments || !g.text.ends_with(&closer) {
+        return;
+    }
+    g.text.truncate(g.text.len() - closer.len());
+    if !compact {
+        // The newline after the closer was content.
+        g.expected.content.pop();
+    }
+    if rng.chance(60) {
+        g.text
+            .push_str(&TOOL_CALL_END[..rng.below(TOOL_CALL_END.len())]);
+    }
 }
 
 /// One call (for the mutators).
@@ -203,7 +240,8 @@ fn block(
         let name = rng.pick(NAMES);
         text.push_str(&format!("<tool_call>{name}{nl}"));
         let mut args = serde_json::Map::new();
-        for key in ["s", "n", "b", "o", "extra", "名前"] {
+        // Keys end only at `</arg_key>`: `<`, `>` and `&` are part of them (issue 18).
+        for key in ["s", "n", "b", "o", "extra", "名前", "p<1>", "x>y", "a&b"] {
             if !rng.chance(50) {
                 continue;
             }

@@ -75,6 +75,12 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
     } else {
         1 + rng.below(5)
     };
+    // The request declares its tools: a call may then be addressed `to=NAME`, without `functions.`
+    // (issue 18).
+    let declared = rng.chance(30);
+    if declared {
+        g.setup.tools = Some(super::qwen::schema());
+    }
     let mut huge_left = scale.huge_value;
     // Whether the previous message ended with an explicit terminator.
     let mut ended = true;
@@ -161,6 +167,11 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
                 let name = rng.pick(NAMES);
                 let args = arguments(rng, JSON_STRINGS, std::mem::take(&mut huge_left));
                 let role_part = start == "<|start|>assistant" || (n == 0 && rng.chance(50));
+                let namespace = if declared && rng.chance(50) {
+                    ""
+                } else {
+                    "functions."
+                };
                 let header = if role_part && rng.chance(50) {
                     let lead = if start.is_empty() {
                         " "
@@ -168,12 +179,12 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
                         "<|start|>assistant "
                     };
                     format!(
-                        "{lead}to=functions.{name}<|channel|>commentary{}<|message|>",
+                        "{lead}to={namespace}{name}<|channel|>commentary{}<|message|>",
                         [" <|constrain|>json", "<|constrain|>json", " json", ""][rng.below(4)]
                     )
                 } else {
                     format!(
-                        "{start}<|channel|>{} to=functions.{name}{}<|message|>",
+                        "{start}<|channel|>{} to={namespace}{name}{}<|message|>",
                         ["commentary", "commentary", "analysis"][rng.below(3)],
                         [" <|constrain|>json", "<|constrain|>json", " json", ""][rng.below(4)]
                     )
@@ -214,10 +225,16 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
             }
         } else {
             g.text.push_str(end);
+            if end.is_empty() && kind == Message::Call && rng.chance(40) {
+                // Issue 18: the output ends inside the call's `<|call|>`: a complete call.
+                g.text.push_str(&CALL[..1 + rng.below(CALL.len() - 1)]);
+            }
         }
     }
     g
 }
+
+const CALL: &str = "<|call|>";
 
 /// One call message (for the mutators).
 pub fn call_block(rng: &mut Rng) -> String {

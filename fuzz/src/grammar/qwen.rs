@@ -214,12 +214,15 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
     } else {
         1 + rng.below(4)
     };
+    // Whether the output ends with a `<tool_call>` block's closer.
+    let mut ends_in_block = false;
     for _ in 0..segments {
         if rng.chance(60) {
             let count = rng.below(8);
             let text = format!("ok{}", words(rng, PROSE, count));
             g.expected.content.push_str(&text);
             g.text.push_str(&text);
+            ends_in_block = false;
         }
         if rng.chance(70) || scale != Scale::default() {
             // A bare `<function=` right after a `<tool_call>` in the prose would join it.
@@ -227,14 +230,28 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
             let mut calls = Vec::new();
             let wrapped = block_after(rng, format, scale, &mut g.text, &mut calls, after_opener);
             g.expected.calls.extend(calls);
+            ends_in_block = wrapped;
             // Whitespace between two calls outside a `<tool_call>` block is framing, not content.
             if wrapped && rng.chance(50) {
                 g.expected.content.push('\n');
                 g.text.push('\n');
+                ends_in_block = false;
             }
         }
     }
-    if rng.chance(30) {
+    let end_token = rng.chance(30);
+    if !end_token && ends_in_block && rng.chance(20) {
+        // Issue 18: the output ends missing the block's `</tool_call>`, or inside it: the calls are
+        // complete, and no fragment of the closer is content.
+        const CLOSER: &str = "</tool_call>";
+        if let Some(cut) = g.text.strip_suffix(CLOSER).map(str::len) {
+            g.text.truncate(cut);
+            if rng.chance(60) {
+                g.text.push_str(&CLOSER[..rng.below(CLOSER.len())]);
+            }
+        }
+    }
+    if end_token {
         g.text
             .push_str(["<|im_end|>", "<|endoftext|>"][rng.below(2)]);
     }
@@ -337,8 +354,11 @@ fn block_after(
                     }
                     let (raw, value) = match key {
                         "n" => {
+                            // Integers as Python's `int()` reads them (issue 18): leading zeros and
+                            // a plus sign are allowed.
                             let n = rng.next_u64() % 100_000;
-                            (n.to_string(), Value::from(n))
+                            let prefix = ["", "", "", "0", "00", "+", "+0"][rng.below(7)];
+                            (format!("{prefix}{n}"), Value::from(n))
                         }
                         "b" => {
                             let b = rng.chance(50);
