@@ -18,6 +18,12 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("GLM-4.6.jinja", "glm-4.5"),
     ("GLM-4.7-Flash.jinja", "glm-4.7"),
     ("Kimi-K2-Instruct.jinja", "kimi-k2"),
+    // Qwen2.5's template with MiMo's default system prompt: the same format.
+    ("MiMo-VL.jinja", "qwen2.5"),
+    ("Qwen-QwQ-32B.jinja", "qwen3-thinking"),
+    ("Qwen-Qwen2.5-7B-Instruct.jinja", "qwen2.5"),
+    ("Qwen-Qwen3-0.6B.jinja", "qwen3"),
+    ("Qwen3-Coder.jinja", "qwen3-coder"),
     ("Kimi-K2-Thinking.jinja", "kimi-k2-thinking"),
     (
         "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
