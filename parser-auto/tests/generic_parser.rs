@@ -1026,6 +1026,45 @@ fn calls_inside_open_reasoning_are_held() {
     assert_eq!(m.content.as_deref(), Some("Answer."));
 }
 
+/// Command-R7B's action array (issue 18): each element is read on its own. A malformed element stays an
+/// invalid call (its argument text as written) or, before its name, content; its siblings are valid calls;
+/// the section's end marker is never content.
+#[rstest::rstest]
+#[case::malformed_first(
+    "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"set_alarm\", \"parameters\": {\"time\": 15:30}},\n    {\"tool_call_id\": \"1\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n]<|END_ACTION|>",
+    &[("set_alarm", "{\"time\": 15:30}}", false), ("get_weather", "{\"city\": \"Paris\"}", true)],
+    None
+)]
+#[case::malformed_last(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}, {\"tool_call_id\": \"1\", \"tool_name\": \"set_alarm\", \"parameters\": {\"time\": 15:30, \"note\": \"}{\"}}]<|END_ACTION|>",
+    &[("get_weather", "{\"city\": \"Paris\"}", true), ("set_alarm", "{\"time\": 15:30, \"note\": \"}{\"}}", false)],
+    None
+)]
+#[case::malformed_middle(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": [1, 2}}, {\"tool_call_id\": \"2\", \"tool_name\": \"c\", \"parameters\": {\"y\": 3}}]<|END_ACTION|>",
+    &[("a", "{}", true), ("b", "{\"x\": [1, 2}}", false), ("c", "{\"y\": 3}", true)],
+    None
+)]
+#[case::no_name_is_content(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool\": 15:30}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": 1}}]<|END_ACTION|>",
+    &[("b", "{\"x\": 1}", true)],
+    Some("<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool\": 15:30}")
+)]
+#[case::cut_off_at_the_end_marker(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {\"x\": 1<|END_ACTION|>",
+    &[("a", "{\"x\": 1", false)],
+    None
+)]
+fn action_array_elements_are_read_one_by_one(
+    #[case] output: &str,
+    #[case] expected: &[(&str, &str, bool)],
+    #[case] content: Option<&str>,
+) {
+    let m = parse(&command_r7b(), &options(), output);
+    assert_eq!(calls(&m), expected.to_vec());
+    assert_eq!(m.content.as_deref(), content);
+}
+
 #[test]
 fn whitespace_between_markers_is_tolerated() {
     let m = parse(

@@ -45,7 +45,11 @@
 //!   `parameters`) are accepted beside the template's own. Without any section or per-call marker (Llama
 //!   3.x) a call opens only on a `{` at the very start of the answer, so JSON in prose is never a call.
 //!   With id fields (Mistral-Nemo's `"id"` after the arguments) the commit waits for the id or the end of
-//!   the object, and the arguments arrive with it (see [`parser_core::JsonCall`]).
+//!   the object, and the arguments arrive with it (see [`parser_core::JsonCall`]). In an array each
+//!   element is read on its own, up to the `}` that balances its braces (strings skipped, valid JSON or
+//!   not): a malformed element (`{"time": 15:30}`) is an invalid call with the text it wrote, or content
+//!   when it breaks before its name, and its siblings are read as calls; an element cut off by the
+//!   block's end marker ends there, and the marker is framing.
 //! - `TAG_WITH_JSON`: `prefix NAME suffix [id] [args_start] {JSON} [args_end] func_close`; the object's
 //!   end is found JSON-aware and its text streamed raw (a Markdown fence opened in the name suffix,
 //!   DeepSeek-R1's `` ```json ``, may be closed after it). Text after the object that is not framing
