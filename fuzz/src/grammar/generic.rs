@@ -3,7 +3,7 @@
 //! analyzer, recombined (a slice of another case of the same template spliced in at one of the format's
 //! markers). The corpus tests check these outputs against their expectations; here they are seeds for the
 //! mutators, so they carry no oracle. Beside them, Command-R7B action arrays with a malformed element
-//! ([`MALFORMED_ACTIONS`]).
+//! (`MALFORMED_ACTIONS`).
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
