@@ -1,5 +1,6 @@
 //! The route every chat template in `templates/` takes when the model name is unknown: a family parser
-//! when the template carries a token only that family writes, plain content when the analysis finds no
+//! when the template carries a token only that family writes (or, for Qwen, its ChatML `<tool_call>`
+//! with Qwen's own tool instructions), plain content when the analysis finds no
 //! marker, the analyzer's generic parser otherwise. A new signature, or an analysis that changes its
 //! mind, shows up here as a changed row.
 
