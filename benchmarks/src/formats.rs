@@ -19,7 +19,7 @@ use std::fmt;
 use std::path::Path;
 
 use parser_auto::template::ChatTemplate;
-use parser_auto::{ParseOptions, Parser, ParserEntry, Route, generic};
+use parser_auto::{ParseOptions, Parser, ParserEntry, generic};
 
 /// The workspace's `templates/` directory, where [`Format::template`] files are.
 pub const TEMPLATES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../templates");
@@ -71,32 +71,31 @@ impl ParserFactory {
         Ok(factory)
     }
 
-    /// The generic parser built from the analysis of the chat template in `templates/{file}`: the route
-    /// of a model without a family parser. An error when the template does not load, or when
-    /// [`parser_auto::resolve`] would not take the analyzer route for it (a family signature or plain
-    /// content), since the numbers would then not be the generic parser's.
+    /// The generic parser built from the analysis of the chat template in `templates/{file}`: what a
+    /// model without a family parser gets. Built from the analysis whatever route the template takes
+    /// (Qwen's templates reach the Qwen family by signature), so that the numbers are the generic
+    /// parser's; an error when the template does not load or its analysis finds nothing.
     pub fn from_template(file: &str, options: ParseOptions) -> Result<Self, String> {
         let path = Path::new(TEMPLATES_DIR).join(file);
         let template = ChatTemplate::from_file(&path)
             .map_err(|e| format!("`templates/{file}` does not load ({e})"))?;
-        // Resolved once per template, as a server keeps it (analysis and marker tables cached): only
-        // `prepared.parser` is per request.
-        let prepared = parser_auto::prepare(None, Some(&template))
-            .map_err(|e| format!("`templates/{file}` does not resolve ({e})"))?;
-        let route = prepared.route.clone();
-        if route != Route::Analyzer {
+        // Analysed once per template, as a server keeps it (analysis and marker tables cached): only
+        // `factory.parser` is per request.
+        let analysis = parser_auto::analysis_for(&template);
+        if analysis.tools == parser_auto::analyze::ToolFormat::None {
             return Err(format!(
-                "`templates/{file}` resolves to the {route}, not the analyzer"
+                "`templates/{file}`: the analysis finds no tool calls"
             ));
         }
+        let factory = generic::GenericParserFactory::new(analysis);
         Ok(ParserFactory {
             description: format!(
-                "generic parser `{}` from the analysis of `templates/{file}` (route: {route})",
+                "generic parser `{}` from the analysis of `templates/{file}`",
                 generic::NAME
             ),
-            construction: "`prepared.parser(&options)` (template resolved once with `parser_auto::prepare`)",
+            construction: "`GenericParserFactory::new(parser_auto::analysis_for(&template)).parser(&options)` (analysis cached per template)",
             options,
-            build: Box::new(move |options| prepared.parser(options)),
+            build: Box::new(move |options| factory.parser(options)),
         })
     }
 }
@@ -1215,8 +1214,8 @@ mod tests {
         assert!(output.contains("<parameter=line>\n12\n</parameter>\n</function>\n</tool_call>"));
     }
 
-    /// The template formats measure the generic parser: their templates load and take the analyzer route
-    /// (`from_template` refuses any other route).
+    /// The template formats measure the generic parser: their templates load and their analyses find
+    /// the calls.
     #[test]
     fn template_formats_build_generic_parsers() {
         for format in [&AUTO_QWEN3_HERMES, &AUTO_QWEN3_CODER] {

@@ -203,7 +203,45 @@ fn signature_entry(source: &str) -> Option<&'static str> {
             "deepseek-v3.1"
         });
     }
-    None
+    qwen_signature(source)
+}
+
+/// Qwen's ChatML templates: `<|im_start|>` turns and `<tool_call>` blocks, with Qwen's own tool
+/// instructions — Hermes JSON calls ("For each function call, return a json object … within
+/// <tool_call></tool_call> XML tags", Qwen2.5 / QwQ / Qwen3) or XML calls ("If you choose to call a tool
+/// ONLY reply in the following format", Qwen3-Coder / Qwen3.5). Other ChatML templates with
+/// `<tool_call>` (Hermes-2-Pro/3, Nemotron, Bielik) word their instructions otherwise and stay with the
+/// analyzer (no Qwen model pattern claims them either); MiMo-VL's template is Qwen2.5's with another default system prompt, and is read as Qwen2.5.
+///
+/// The parser follows what the generation prompt (after the last `<|im_start|>assistant`) does: opens
+/// `<think>` unconditionally (QwQ, Thinking-2507, Qwen3.5) → reasoning forced open; writes `<think>`
+/// only under a condition (Qwen3's `<think>\n\n</think>` with thinking off) → hybrid; never → none.
+fn qwen_signature(source: &str) -> Option<&'static str> {
+    // Hermes-2-Pro/3 write "For each function call return a json object …" (no comma).
+    const HERMES: &str = "For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags";
+    const XML: &str = "If you choose to call a tool ONLY reply in the following format";
+    if !source.contains("<|im_start|>") || !source.contains("<tool_call>") {
+        return None;
+    }
+    let xml = source.contains(XML) && source.contains("<function=");
+    if !xml && !source.contains(HERMES) {
+        return None;
+    }
+    let (_, generation_prompt) = source.rsplit_once("<|im_start|>assistant")?;
+    // The string literal the generation prompt starts with, up to its closing quote.
+    let opened = generation_prompt
+        .split(['\'', '"'])
+        .next()
+        .unwrap_or_default();
+    let forced_open = opened.contains("<think>");
+    let hybrid = generation_prompt.contains("<think>");
+    Some(match (xml, forced_open, hybrid) {
+        (true, true, _) => "qwen3.5",
+        (true, false, _) => "qwen3-coder",
+        (false, true, _) => "qwen3-thinking",
+        (false, false, true) => "qwen3",
+        (false, false, false) => "qwen2.5",
+    })
 }
 
 /// The parser for a chat template (model name withheld): a family whose signature the template matches,
@@ -216,7 +254,8 @@ pub fn for_template(template: &template::ChatTemplate, options: &ParseOptions) -
 }
 
 /// Picks a parser from what is known: a family by model name first; else a family whose signature the
-/// template matches (GPT-OSS's `<|channel|>`, Kimi's section tokens, DeepSeek's special tokens); else
+/// template matches (GPT-OSS's `<|channel|>`, Kimi's section tokens, DeepSeek's special tokens, GLM's
+/// `<arg_key>`, Qwen's ChatML `<tool_call>` instructions); else
 /// the response format the tokenizer config declares (`response_template` / `response_schema`); else
 /// the analyzer on the template; else plain content, with a `tracing` warning. Says which route was taken.
 ///

@@ -110,7 +110,7 @@ fn model_dir_routes_and_stages_from_token_ids() {
     let out = run(|out| model_dir::demo(&root, out));
     std::fs::remove_dir_all(&root).unwrap();
     for expected in [
-        "without a model name: generic parser from the template's analysis",
+        "without a model name: family parser `qwen3` (by template signature)",
         "as Qwen/Qwen3-8B: family parser `qwen3` (by model name)",
         "(thinking off): starts in Content",
         "(thinking forced open): starts in Reasoning",

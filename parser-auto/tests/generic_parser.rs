@@ -869,10 +869,11 @@ fn stage_from_the_prompt_tail_flag_and_generation_prompt() {
         split(options().with_prompt_tail("<|im_start|>assistant\n<think></think>")),
         content
     );
-    // An earlier turn's closed reasoning does not count: this prompt opened nothing.
+    // An earlier turn's closed reasoning does not count: the tail says nothing (as for the families),
+    // and the template's generation prompt opens reasoning.
     assert_eq!(
         split(options().with_prompt_tail("<think>a</think>b<|im_end|><|im_start|>assistant\n")),
-        (None, Some(s(out)))
+        reasoning
     );
     assert_eq!(split(options().with_enable_thinking(Some(false))), content);
     assert_eq!(split(options().with_enable_thinking(Some(true))), reasoning);
@@ -889,6 +890,102 @@ fn stage_from_the_prompt_tail_flag_and_generation_prompt() {
     assert_eq!(
         (m.reasoning, m.content.as_deref()),
         (None, Some("<think>x</think>y"))
+    );
+}
+
+/// Qwen3's template as the analyzer reads it: Hermes calls, `<think>` written by the model, a thinking
+/// switch (`<think>\n\n</think>\n\n` in the generation prompt with thinking off).
+fn qwen3_hybrid() -> Analysis {
+    Analysis {
+        reasoning: ReasoningMode::TagBased,
+        markers: Markers {
+            per_call_start: s("<tool_call>"),
+            per_call_end: s("</tool_call>"),
+            ..think()
+        },
+        tools: ToolFormat::JsonNative,
+        generation_prompt_no_thinking: Some(s("<|im_start|>assistant\n<think>\n\n</think>\n\n")),
+        capabilities: parser_auto::analyze::Capabilities {
+            thinking_variable: Some(s("enable_thinking")),
+            thinking_default: Some(true),
+            ..Default::default()
+        },
+        ..chatml(false)
+    }
+}
+
+/// The generic parser takes its stage by the families' rules (issue 18): the prompt tail decides when it
+/// says something, a bare end marker splits when thinking is on, a prefill that already closed reasoning
+/// leaves the output in content. Each row: the family parser, the analysis of its template, the prompt
+/// tail, `enable_thinking`, the output; the generic parser must split it as the family does.
+#[rstest::rstest]
+#[case::bare_end_with_thinking_on(
+    "qwen3",
+    qwen3_hybrid(),
+    None,
+    Some(true),
+    "Plan.</think>Answer."
+)]
+#[case::turn_start_only_thinking_on(
+    "qwen3",
+    qwen3_hybrid(),
+    Some("<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n"),
+    Some(true),
+    "Plan.</think>Answer."
+)]
+#[case::thinking_off("qwen3", qwen3_hybrid(), None, Some(false), "Plan.</think>Answer.")]
+#[case::model_opens(
+    "qwen3",
+    qwen3_hybrid(),
+    Some("<|im_start|>assistant\n"),
+    None,
+    "<think>Plan.</think>Answer."
+)]
+#[case::tail_closed_thinking_on(
+    "qwen3",
+    qwen3_hybrid(),
+    Some("<|im_start|>assistant\n<think>\n\n</think>\n\n"),
+    Some(true),
+    "Answer.</think>More."
+)]
+#[case::prefill(
+    "qwen3",
+    qwen3_hybrid(),
+    Some("<|im_start|>assistant\n<think>\nLet me"),
+    None,
+    " see.</think>Answer."
+)]
+#[case::forced_open_prefill_closed(
+    "qwen3-thinking",
+    qwq(),
+    Some("<|im_start|>assistant\n<think>\nPlan.</think>\n\n"),
+    None,
+    "Answer.</think>More."
+)]
+#[case::forced_open(
+    "qwen3-thinking",
+    qwq(),
+    Some("<|im_start|>assistant\n<think>\n"),
+    None,
+    "Plan.</think>Answer."
+)]
+#[case::forced_open_no_tail("qwen3-thinking", qwq(), None, None, "Plan.</think>Answer.")]
+fn stage_follows_the_family_rules(
+    #[case] family: &str,
+    #[case] analysis: Analysis,
+    #[case] tail: Option<&str>,
+    #[case] thinking: Option<bool>,
+    #[case] output: &str,
+) {
+    let mut options = options().with_enable_thinking(thinking);
+    options.prompt_tail = tail.map(str::to_owned);
+    let generic = parse(&analysis, &options, output);
+    let family = parser_auto::by_name(family, &options)
+        .expect("family parser")
+        .parse(output);
+    assert_eq!(
+        (generic.reasoning_trimmed(), generic.content_trimmed()),
+        (family.reasoning_trimmed(), family.content_trimmed()),
     );
 }
 
@@ -927,6 +1024,45 @@ fn calls_inside_open_reasoning_are_held() {
     assert!(m.tool_calls.is_empty());
     assert!(m.reasoning.as_deref().unwrap().contains("<function=f>"));
     assert_eq!(m.content.as_deref(), Some("Answer."));
+}
+
+/// Command-R7B's action array (issue 18): each element is read on its own. A malformed element stays an
+/// invalid call (its argument text as written) or, before its name, content; its siblings are valid calls;
+/// the section's end marker is never content.
+#[rstest::rstest]
+#[case::malformed_first(
+    "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"set_alarm\", \"parameters\": {\"time\": 15:30}},\n    {\"tool_call_id\": \"1\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n]<|END_ACTION|>",
+    &[("set_alarm", "{\"time\": 15:30}}", false), ("get_weather", "{\"city\": \"Paris\"}", true)],
+    None
+)]
+#[case::malformed_last(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}, {\"tool_call_id\": \"1\", \"tool_name\": \"set_alarm\", \"parameters\": {\"time\": 15:30, \"note\": \"}{\"}}]<|END_ACTION|>",
+    &[("get_weather", "{\"city\": \"Paris\"}", true), ("set_alarm", "{\"time\": 15:30, \"note\": \"}{\"}}", false)],
+    None
+)]
+#[case::malformed_middle(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": [1, 2}}, {\"tool_call_id\": \"2\", \"tool_name\": \"c\", \"parameters\": {\"y\": 3}}]<|END_ACTION|>",
+    &[("a", "{}", true), ("b", "{\"x\": [1, 2}}", false), ("c", "{\"y\": 3}", true)],
+    None
+)]
+#[case::no_name_is_content(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool\": 15:30}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": 1}}]<|END_ACTION|>",
+    &[("b", "{\"x\": 1}", true)],
+    Some("<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool\": 15:30}")
+)]
+#[case::cut_off_at_the_end_marker(
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {\"x\": 1<|END_ACTION|>",
+    &[("a", "{\"x\": 1", false)],
+    None
+)]
+fn action_array_elements_are_read_one_by_one(
+    #[case] output: &str,
+    #[case] expected: &[(&str, &str, bool)],
+    #[case] content: Option<&str>,
+) {
+    let m = parse(&command_r7b(), &options(), output);
+    assert_eq!(calls(&m), expected.to_vec());
+    assert_eq!(m.content.as_deref(), content);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The route every chat template in `templates/` takes when the model name is unknown: a family parser
-//! when the template carries a token only that family writes, plain content when the analysis finds no
+//! when the template carries a token only that family writes (or, for Qwen, its ChatML `<tool_call>`
+//! with Qwen's own tool instructions), plain content when the analysis finds no
 //! marker, the analyzer's generic parser otherwise. A new signature, or an analysis that changes its
 //! mind, shows up here as a changed row.
 
@@ -18,6 +19,12 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("GLM-4.6.jinja", "glm-4.5"),
     ("GLM-4.7-Flash.jinja", "glm-4.7"),
     ("Kimi-K2-Instruct.jinja", "kimi-k2"),
+    // Qwen2.5's template with MiMo's default system prompt: the same format.
+    ("MiMo-VL.jinja", "qwen2.5"),
+    ("Qwen-QwQ-32B.jinja", "qwen3-thinking"),
+    ("Qwen-Qwen2.5-7B-Instruct.jinja", "qwen2.5"),
+    ("Qwen-Qwen3-0.6B.jinja", "qwen3"),
+    ("Qwen3-Coder.jinja", "qwen3-coder"),
     ("Kimi-K2-Thinking.jinja", "kimi-k2-thinking"),
     (
         "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",

@@ -2,7 +2,8 @@
 //! withheld): the llama.cpp corpus cases of `corpus/` that name a template of `templates/` routed to the
 //! analyzer, recombined (a slice of another case of the same template spliced in at one of the format's
 //! markers). The corpus tests check these outputs against their expectations; here they are seeds for the
-//! mutators, so they carry no oracle.
+//! mutators, so they carry no oracle. Beside them, Command-R7B action arrays with a malformed element
+//! (`MALFORMED_ACTIONS`).
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -61,9 +62,32 @@ fn seeds() -> &'static [Vec<Seed>] {
                 }
             }
         }
+        for (template, group) in &mut groups {
+            if template == ACTION_TEMPLATE
+                && let Some(first) = group.first()
+            {
+                let setup = first.setup.clone();
+                group.extend(MALFORMED_ACTIONS.iter().map(|output| Seed {
+                    setup: setup.clone(),
+                    output: (*output).to_owned(),
+                }));
+            }
+        }
         groups.into_iter().map(|(_, group)| group).collect()
     })
 }
+
+/// Command-R7B's template, whose calls are a JSON array in `<|START_ACTION|>…<|END_ACTION|>`.
+const ACTION_TEMPLATE: &str = "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja";
+
+/// Action arrays with a malformed element (issue 18): each element must be read on its own, the
+/// section's end marker never reaching content, under every chunking.
+const MALFORMED_ACTIONS: &[&str] = &[
+    "<|START_THINKING|>Set it.<|END_THINKING|><|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"set_alarm\", \"parameters\": {\"time\": 15:30}},\n    {\"tool_call_id\": \"1\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n]<|END_ACTION|>",
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": [1, 2}, \"s\": \"}{\\\"\"}}, {\"tool_call_id\": \"2\", \"tool_name\": \"c\", \"parameters\": {\"y\": 3}}]<|END_ACTION|>",
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool\": 15:30}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": 1}}]<|END_ACTION|>",
+    "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {\"x\": 1<|END_ACTION|><|START_RESPONSE|>Done.<|END_RESPONSE|>",
+];
 
 fn setup_of(case: &Case, template: &str) -> Setup {
     let mut setup = Setup::template(template);

@@ -45,7 +45,11 @@
 //!   `parameters`) are accepted beside the template's own. Without any section or per-call marker (Llama
 //!   3.x) a call opens only on a `{` at the very start of the answer, so JSON in prose is never a call.
 //!   With id fields (Mistral-Nemo's `"id"` after the arguments) the commit waits for the id or the end of
-//!   the object, and the arguments arrive with it (see [`parser_core::JsonCall`]).
+//!   the object, and the arguments arrive with it (see [`parser_core::JsonCall`]). In an array each
+//!   element is read on its own, up to the `}` that balances its braces (strings skipped, valid JSON or
+//!   not): a malformed element (`{"time": 15:30}`) is an invalid call with the text it wrote, or content
+//!   when it breaks before its name, and its siblings are read as calls; an element cut off by the
+//!   block's end marker ends there, and the marker is framing.
 //! - `TAG_WITH_JSON`: `prefix NAME suffix [id] [args_start] {JSON} [args_end] func_close`; the object's
 //!   end is found JSON-aware and its text streamed raw (a Markdown fence opened in the name suffix,
 //!   DeepSeek-R1's `` ```json ``, may be closed after it). Text after the object that is not framing
@@ -77,19 +81,25 @@
 //! ([`BlockInReasoning::Hold`], DESIGN §4.8): calls if it ends the output, reasoning text otherwise.
 //!
 //! # Stage
-//! Where the output starts, in order of trust:
+//! Where the output starts, by the families' rules (core's [`parser_core::StageDetector::resolve`], one
+//! code path for every parser):
 //! 1. [`ParseOptions::stage`];
 //! 2. the request's prompt tail, after the last start of the assistant's turn (the analysis' generation
 //!    prompt up to the reasoning start marker): a reasoning start marker (possibly followed by text, a
-//!    prefill) with no end marker after it means reasoning; an end marker after it means content; a turn
-//!    start with no marker after it means the prompt opened nothing. Without a turn start in the tail, a
-//!    start marker with no end marker after it means reasoning, an end marker at the very end content;
+//!    prefill) with no end marker after it means reasoning; an end marker after it means content.
+//!    Without a turn start in the tail, only a marker at its very end counts — except when the
+//!    analysis names no turn start at all (its generation prompt lacks the start marker): then a start
+//!    marker with no end marker after it means reasoning;
 //! 3. the prompt's token ids, with a special-token table;
-//! 4. `enable_thinking` (else the template's default, [`crate::analyze::Capabilities::thinking_default`]):
-//!    the analysis' generation prompt with thinking on ([`Analysis::generation_prompt`]) or off
-//!    ([`Analysis::generation_prompt_no_thinking`]) is read as the tail;
-//! 5. otherwise (or when the prompt opened nothing) content — the model may still open reasoning at the
-//!    very start of its output — or, for a delimiter style, reasoning unless thinking is known to be off.
+//! 4. `enable_thinking`, when the template has a thinking switch
+//!    ([`crate::analyze::Capabilities::thinking_variable`]): on means reasoning — a bare end marker
+//!    splits — and off means content;
+//! 5. otherwise what the template's own generation prompt leaves the model in, read as in 2: with thinking
+//!    on ([`Analysis::generation_prompt`], or the template's default,
+//!    [`crate::analyze::Capabilities::thinking_default`]) or off
+//!    ([`Analysis::generation_prompt_no_thinking`]); when it opens nothing, content — the model may
+//!    still open reasoning at the very start of its output — or, for a delimiter style, reasoning unless
+//!    thinking is known to be off.
 //!
 //! ```
 //! use parser_auto::analyze::{Analysis, Markers, ReasoningMode, ToolFormat};
@@ -255,76 +265,52 @@ fn turn_starts(analysis: &Analysis, start: &str) -> Vec<String> {
     turns
 }
 
-/// The stage the output starts in; see the module docs.
+/// The stage the output starts in; see the module docs. The rules are the families': core's
+/// [`StageDetector::resolve`](parser_core::StageDetector::resolve) (the explicit stage, the prompt tail,
+/// the token ids, `enable_thinking` when the template has a thinking switch), with the template's own
+/// generation prompt as the default.
 fn stage_for(analysis: &Analysis, syntax: &ReasoningSyntax, options: &ParseOptions) -> Stage {
     let detector = &syntax.detector;
-    let delimiter = detector.open.is_empty();
-    if let Some(stage) = options.stage {
-        return stage;
-    }
     let thinking = options
         .enable_thinking
         .or(analysis.capabilities.thinking_default);
     // Nothing in the generation prompt: a delimiter style starts in reasoning unless thinking is off.
-    let unmarked = if delimiter && thinking != Some(false) {
+    let unmarked = if detector.open.is_empty() && thinking != Some(false) {
         Stage::Reasoning
     } else {
         Stage::Content
     };
-    if let Some(tail) = options.prompt_tail.as_deref() {
-        match read_tail(syntax, tail) {
-            Tail::Stage(stage) => return stage,
-            Tail::Unmarked => return unmarked,
-            Tail::Unknown => {}
-        }
-    }
-    if let (Some(ids), Some(table)) = (&options.prompt_token_ids, &options.special_tokens)
-        && let Some(stage) = detector.from_token_ids(ids, table)
-    {
-        return stage;
-    }
+    // What the template's generation prompt, for this request's thinking, leaves the model in.
     let prompt = match thinking {
         Some(false) => analysis.generation_prompt_no_thinking.as_deref(),
         _ => Some(analysis.generation_prompt.as_str()),
     };
-    match prompt.map(|tail| read_tail(syntax, tail)) {
-        Some(Tail::Stage(stage)) => stage,
-        _ => unmarked,
+    let default = prompt
+        .and_then(|prompt| detector.from_prompt(prompt))
+        .unwrap_or(unmarked);
+    if options.stage.is_none()
+        && detector.turn_start.is_empty()
+        && let Some(tail) = options.prompt_tail.as_deref()
+        && opened_without_turn(detector, tail)
+    {
+        return Stage::Reasoning;
+    }
+    if analysis.capabilities.thinking_variable.is_some() {
+        detector.resolve(options, default)
+    } else {
+        detector.resolve_without_switch(options, default)
     }
 }
 
-/// What a prompt tail says about the stage.
-enum Tail {
-    /// The reasoning markers at its end decide.
-    Stage(Stage),
-    /// The assistant's turn starts in it, with no reasoning marker after: the prompt opened nothing.
-    Unmarked,
-    /// It does not say.
-    Unknown,
-}
-
-/// Reads a prompt tail: after the last assistant-turn start, the last reasoning marker decides (a start
-/// marker, possibly followed by text such as a prefill: reasoning; an end marker: content). Without a turn
-/// start, a start marker with no end marker after it means reasoning, and an end marker at the very end
-/// means content.
-fn read_tail(syntax: &ReasoningSyntax, tail: &str) -> Tail {
-    let detector = &syntax.detector;
-    let last = |text: &str, markers: &[&str]| markers.iter().filter_map(|m| text.rfind(m)).max();
-    let turn = detector
-        .turn_start
-        .iter()
-        .filter_map(|m| tail.rfind(m).map(|at| at + m.len()))
-        .max();
-    let region = turn.map_or(tail, |at| &tail[at..]);
-    match (last(region, detector.open), last(region, detector.close)) {
-        (Some(open), close) if close.is_none_or(|close| close < open) => {
-            Tail::Stage(Stage::Reasoning)
-        }
-        (_, Some(_)) if turn.is_some() => Tail::Stage(Stage::Content),
-        _ if turn.is_some() => Tail::Unmarked,
-        _ if detector.close.iter().any(|m| tail.trim_end().ends_with(m)) => {
-            Tail::Stage(Stage::Content)
-        }
-        _ => Tail::Unknown,
+/// For an analysis that names no turn start (its generation prompt lacks the reasoning start marker, as
+/// the analysis of Apriel's `<|begin_assistant|>` … `Here are my reasoning steps:` finds), the tail cannot
+/// be cut at the assistant's turn; a start marker with no end marker after it, followed by text (a
+/// prefill), still means reasoning. Where the tail does not end in a marker, core's rule
+/// ([`parser_core::StageDetector::from_prompt`]) would not say.
+fn opened_without_turn(detector: &parser_core::StageDetector, tail: &str) -> bool {
+    let last = |markers: &[&str]| markers.iter().filter_map(|m| tail.rfind(m)).max();
+    match (last(detector.open), last(detector.close)) {
+        (Some(open), close) => close.is_none_or(|close| close < open),
+        (None, _) => false,
     }
 }

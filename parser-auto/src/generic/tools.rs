@@ -26,6 +26,8 @@ enum State {
     Head,
     /// A JSON call object, read by [`JsonCall`] (committed at its complete name).
     Json,
+    /// In a JSON array of calls: the rest of an element that is no call, content up to its end.
+    SkipElement,
     /// TAG_WITH_JSON, after the name: whitespace and argument markers before the object.
     ArgsLead,
     /// TAG_WITH_JSON: inside the arguments object, streamed raw.
@@ -66,6 +68,8 @@ struct Machine {
     block_raw: String,
     /// Inside a JSON array of calls.
     in_array: bool,
+    /// Inside a JSON array of calls: where the element being read ends.
+    element: ElementEnd,
     scanner: JsonScanner,
     tools: Option<Arc<Tools>>,
     /// The open call's name (schema lookups).
@@ -98,6 +102,7 @@ impl GenericToolParser {
                 json,
                 block_raw: String::new(),
                 in_array: false,
+                element: ElementEnd::default(),
                 scanner: JsonScanner::object(),
                 tools: options.tools.clone(),
                 function: String::new(),
@@ -239,7 +244,17 @@ impl Machine {
                     }
                 },
                 State::Json => {
-                    let (used, end) = self.json.run(rest, eof, s.stops, &mut self.calls, out);
+                    // In an array, each element is read on its own: up to the brace that closes it
+                    // (found bracket- and string-aware however malformed it is), which ends it there.
+                    let (slice, at_end) =
+                        match self.in_array.then(|| self.element.find(rest)).flatten() {
+                            Some(end) => (&rest[..end], true),
+                            None => (rest, eof),
+                        };
+                    let (used, end) = self.json.run(slice, at_end, s.stops, &mut self.calls, out);
+                    if self.in_array {
+                        self.element.advance(&slice[..used]);
+                    }
                     pos += used;
                     match end {
                         CallEnd::Open => return pos,
@@ -247,6 +262,16 @@ impl Machine {
                             self.calls.end(out, valid);
                             self.block_raw.clear();
                             self.state = State::AfterCall;
+                        }
+                        CallEnd::NotACall
+                            if self.in_array && (!s.bare || self.block_raw.is_empty()) =>
+                        {
+                            // An element that is no call: content, raw, to its end; the array goes on
+                            // (unless it is the first element of a bare array, which may be any JSON).
+                            self.calls.content(out, &self.block_raw);
+                            self.block_raw.clear();
+                            self.calls.content(out, self.json.raw());
+                            self.state = State::SkipElement;
                         }
                         CallEnd::NotACall => {
                             // Never a call: the opener, what followed it and what the object reader
@@ -256,6 +281,32 @@ impl Machine {
                             self.calls.content(out, self.json.raw());
                             self.in_array = false;
                             self.state = State::Content;
+                        }
+                    }
+                }
+                State::SkipElement => {
+                    // Content up to the element's end, or up to a marker that ends the block first.
+                    let end = self.element.find(rest);
+                    let upto = end.unwrap_or(rest.len());
+                    match s.stops.find(&rest[..upto], eof || end.is_some()) {
+                        Some(Found::Marker { start, .. }) => {
+                            self.calls.content(out, &rest[..start]);
+                            pos += start;
+                            self.state = State::AfterCall;
+                        }
+                        Some(Found::Partial { start }) => {
+                            self.calls.content(out, &rest[..start]);
+                            self.element.advance(&rest[..start]);
+                            return pos + start;
+                        }
+                        None => {
+                            self.calls.content(out, &rest[..upto]);
+                            pos += upto;
+                            if end.is_none() {
+                                self.element.advance(rest);
+                                return pos;
+                            }
+                            self.state = State::AfterCall;
                         }
                     }
                 }
@@ -402,15 +453,17 @@ impl Machine {
             }
         }
         if self.in_array {
-            return match first {
-                b',' => After::Skip(ws + 1),
+            match first {
+                b',' => return After::Skip(ws + 1),
                 b']' => {
                     self.in_array = false;
-                    After::Skip(ws + 1)
+                    return After::Skip(ws + 1);
                 }
-                b'{' => After::Go(ws, State::Json),
-                _ => After::Content,
-            };
+                b'{' => return After::Go(ws, State::Json),
+                // An array left unclosed (an element broke at the block's end marker): framing or
+                // content, as after the array.
+                _ => self.in_array = false,
+            }
         }
         // One longest-match decision over framing, the next call and a late call id.
         match literal_at(after, s.after_literals, eof) {
@@ -446,6 +499,7 @@ impl Machine {
         self.block_raw.clear();
         self.block_raw.push_str(raw);
         self.json.reset();
+        self.element = ElementEnd::default();
         self.state = State::Json;
     }
 
@@ -572,4 +626,68 @@ enum After {
     Go(usize, State),
     /// The block is over.
     Content,
+}
+
+/// Where an element of a JSON array of calls ends: after the `}` that brings its braces back to level
+/// zero, strings and escapes skipped (brackets are not counted: an unclosed `[` in broken arguments
+/// must not swallow the next element) — read from the element's first byte, whether or not the
+/// element is valid JSON (`{"time": 15:30}` still ends at its brace). A malformed element thereby ends
+/// where it ends, and its siblings are read on their own. Bytes only decide, so every chunking agrees.
+#[derive(Clone, Copy, Debug, Default)]
+struct ElementEnd {
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    /// The element's opening bracket was seen.
+    opened: bool,
+}
+
+impl ElementEnd {
+    /// Consumes one byte; true when it closes the element.
+    fn step(&mut self, byte: u8) -> bool {
+        if self.in_string {
+            match byte {
+                _ if self.escaped => self.escaped = false,
+                b'\\' => self.escaped = true,
+                b'"' => self.in_string = false,
+                _ => {}
+            }
+            return false;
+        }
+        match byte {
+            b'"' if self.opened => self.in_string = true,
+            b'{' => {
+                self.opened = true;
+                self.depth = self.depth.saturating_add(1);
+            }
+            b'}' if self.opened => {
+                self.depth = self.depth.saturating_sub(1);
+                return self.depth == 0;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// How much of `text` the element takes, its closing bracket included, if it ends in `text`
+    /// (nothing is consumed: [`advance`](Self::advance) does).
+    fn find(&self, text: &str) -> Option<usize> {
+        if self.opened && self.depth == 0 {
+            return Some(0);
+        }
+        let mut probe = *self;
+        text.bytes()
+            .position(|byte| probe.step(byte))
+            .map(|at| at + 1)
+    }
+
+    /// Consumes `text`, which the element reader has read.
+    fn advance(&mut self, text: &str) {
+        for byte in text.bytes() {
+            if self.opened && self.depth == 0 {
+                return;
+            }
+            self.step(byte);
+        }
+    }
 }
