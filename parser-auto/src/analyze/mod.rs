@@ -279,15 +279,23 @@ impl Probe<'_> {
         }
     }
 
-    /// What `add_generation_prompt` adds, with thinking on and off.
+    /// What the prompt ends with after the user's message when `add_generation_prompt` is given, with
+    /// thinking on and off: the end of the user's turn (the turn header is often in it, Mistral's
+    /// `[/INST]`) and what `add_generation_prompt` adds. When the template does not render the message
+    /// text as given, only what `add_generation_prompt` adds (the difference between the renders with and
+    /// without it).
     fn generation_prompts(&self, analysis: &mut Analysis) {
         let base = self.render(vec![user(USER_MSG)], false, false, Some(true));
         let tail = |thinking: bool| -> Option<String> {
             let with = self.render(vec![user(USER_MSG)], false, true, Some(thinking))?;
-            let base = base.as_deref().unwrap_or("");
-            let common = common_prefix_len(base, &with);
-            // Keep some context before the added part (the turn header is usually in it).
-            let from = floor_boundary(&with, common.saturating_sub(32));
+            let common = base
+                .as_deref()
+                .map_or(with.len(), |base| common_prefix_len(base, &with));
+            let from = with
+                .rfind(USER_MSG)
+                .map(|at| at + USER_MSG.len())
+                .filter(|&end| end <= common)
+                .unwrap_or(common);
             Some(with[from..].to_owned())
         };
         analysis.generation_prompt = tail(true).unwrap_or_default();
@@ -1049,14 +1057,6 @@ fn common_prefix_len(a: &str, b: &str) -> usize {
         len -= 1;
     }
     len
-}
-
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// A readable report of an analysis and the route a template takes: what `llm-parse --analyze` and
