@@ -596,6 +596,62 @@ fn a_template_is_not_needed_when_the_model_is_known() {
     assert_success(&output);
 }
 
+/// The `llm-parse: hint:` lines of a run's stderr.
+fn hint_lines(output: &Output) -> Vec<String> {
+    stderr(output)
+        .lines()
+        .filter(|line| line.starts_with("llm-parse: hint: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_closer_in_content_when_nothing_said_where_the_output_starts_gives_a_hint() {
+    let file = temp_file("no-stage.txt", V31_OUTPUT);
+    let file = file.to_str().unwrap();
+    // DeepSeek-V3.1 and Qwen3 start in the answer unless the request says otherwise: the model's
+    // `</think>` then lands in the content, and the user is told why, once, however the output is cut.
+    for model in [V31_MODEL, "Qwen/Qwen3-8B"] {
+        for chunk in [None, Some("1"), Some("random:7")] {
+            let mut args = vec!["--model", model, file];
+            args.extend(chunk.iter().flat_map(|chunk| ["--chunk", chunk]));
+            let output = run(&args);
+            assert_success(&output);
+            let message = json_line(stdout(&output).trim_end());
+            assert!(
+                message["content"].as_str().unwrap().contains("</think>"),
+                "{message}"
+            );
+            let hints = hint_lines(&output);
+            assert_eq!(hints.len(), 1, "{model} {chunk:?}: {}", stderr(&output));
+            assert!(hints[0].contains("`</think>`"), "{}", hints[0]);
+            assert!(hints[0].contains("--prompt-tail"), "{}", hints[0]);
+        }
+    }
+    // Whatever the request says, it decided: no hint (even when the output disagrees with it).
+    let said: [&[&str]; 4] = [
+        &["--prompt-tail", V31_TAIL],
+        &["--thinking", "on"],
+        &["--thinking", "off"],
+        &["--stage", "content"],
+    ];
+    for extra in said {
+        let mut args = vec!["--model", V31_MODEL, file];
+        args.extend(extra);
+        let output = run(&args);
+        assert_success(&output);
+        assert!(
+            hint_lines(&output).is_empty(),
+            "{extra:?}: {}",
+            stderr(&output)
+        );
+    }
+    // R1 starts in reasoning by default: its `</think>` ends it.
+    let r1 = run(&["--model", "deepseek-ai/DeepSeek-R1", file]);
+    assert_success(&r1);
+    assert!(hint_lines(&r1).is_empty(), "{}", stderr(&r1));
+}
+
 #[test]
 fn a_closed_stdout_is_not_a_crash() {
     let mut child = Command::new(BIN)
