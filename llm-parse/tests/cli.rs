@@ -736,6 +736,76 @@ fn analyze_prints_the_modes_markers_and_route() {
     let analysis = json_line(&stdout(&output));
     assert_eq!(analysis["tools"], "TAG_WITH_TAGGED");
     assert_eq!(analysis["markers"]["func_name_prefix"], "<function=");
+    // The route, in the JSON too: the same sentence as the report's, and its parts.
+    assert_eq!(analysis["template"], "Qwen3-Coder.jinja");
+    assert_eq!(
+        analysis["route"]["description"],
+        route.trim_start_matches("route:").trim()
+    );
+    assert!(analysis["route"]["kind"].is_string(), "{analysis}");
+}
+
+#[test]
+fn analyze_shows_the_generation_prompt_and_plain_values() {
+    let mistral = workspace_path("templates/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+    let output = run(&["--analyze", &mistral]);
+    assert_success(&output);
+    let report = stdout(&output);
+    // What the template renders after the user's message, no probe text.
+    assert!(
+        report.contains("generation prompt: \"[/INST]\""),
+        "{report}"
+    );
+    assert!(!report.contains("USER_MSG"), "{report}");
+    assert!(report.contains("tools:      JSON_NATIVE"), "{report}");
+    let json = json_line(&stdout(&run(&["--analyze", &mistral, "--json"])));
+    assert_eq!(json["generation_prompt"], "[/INST]");
+    assert_eq!(
+        json["route"],
+        json!({"kind": "analyzer", "parser": null,
+               "description": "generic parser from the template's analysis"})
+    );
+
+    // A thinking switch: its default in words, no Rust values anywhere.
+    let glm = workspace_path("templates/GLM-4.7-Flash.jinja");
+    let output = run(&["--analyze", &glm]);
+    assert_success(&output);
+    let report = stdout(&output);
+    assert!(
+        report.contains("thinking:   switch `enable_thinking`, on by default"),
+        "{report}"
+    );
+    assert!(
+        report.contains("generation prompt: \"<|assistant|><think>\""),
+        "{report}"
+    );
+    for debug in ["Some(", "None", "TagBased", "_USER_MSG"] {
+        assert!(!report.contains(debug), "{debug}: {report}");
+    }
+    let json = json_line(&stdout(&run(&["--analyze", &glm, "--json"])));
+    assert_eq!(
+        json["route"],
+        json!({"kind": "template_signature", "parser": "glm-4.7",
+               "description": "family parser `glm-4.7` (by template signature)"})
+    );
+}
+
+#[test]
+fn analyze_refuses_what_is_not_a_template() {
+    // A model output given by mistake, and a template that renders no conversation.
+    let output = temp_file("not-a-template.txt", V31_OUTPUT);
+    let no_messages = temp_file("no-messages.jinja", "{{ bos_token }}Hello");
+    for file in [&output, &no_messages] {
+        for json in [false, true] {
+            let mut args = vec!["--analyze", file.to_str().unwrap()];
+            if json {
+                args.push("--json");
+            }
+            let result = run(&args);
+            assert_user_error(&result, "is not a chat template");
+            assert!(stdout(&result).is_empty(), "{}", stdout(&result));
+        }
+    }
 }
 
 #[test]
