@@ -92,9 +92,13 @@ ANALYSIS (when a new model misbehaves):
                           chat_template.json) or a model directory's template (its default one,
                           or the one --template-name names), and print the
                           detected reasoning, content and tool-call modes, the markers, the
-                          capabilities, the preserved tokens and the route a model with this
-                          template takes when its name is unknown
-  --json                  with --analyze: print the analysis as JSON instead
+                          capabilities, the generation prompt (what the template writes
+                          after the user's message), the preserved tokens and the route a
+                          model with this template takes when its name is unknown; a file
+                          that is not a chat template (no Jinja syntax, or no message in
+                          its render) is an error
+  --json                  with --analyze: print the template's name, the route and the
+                          analysis as JSON instead
 
 RENDERING (what does the model actually see?):
   --render FILE|-         render an OpenAI-style conversation with the chat template given by

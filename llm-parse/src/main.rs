@@ -6,13 +6,15 @@
 //! corpus file of test cases (by model name or, with `--templates`, by template) and `--list` prints the
 //! registry. Run `llm-parse --help` for the details.
 //!
-//! The code is split in three: [`args`] reads the command line, [`modes`] runs what was asked, and
-//! [`output`] formats messages and deltas as JSON.
+//! The code is split in four: [`args`] reads the command line, [`modes`] runs what was asked,
+//! [`output`] formats messages and deltas as JSON, and [`hints`] turns the library's warnings a user
+//! can act on into hints on stderr.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 mod args;
+mod hints;
 mod modes;
 mod output;
 
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Ok(command) => command,
         Err(message) => return fail(&message),
     };
+    hints::install();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = modes::run(command, &mut out).and_then(|()| out.flush().map_err(Failure::from));

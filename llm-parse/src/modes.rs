@@ -342,20 +342,96 @@ fn template_error(error: parser_auto::Error) -> String {
         .join(" ")
 }
 
-/// `--analyze`: the analysis report of a template (or, with `--json`, the analysis itself).
+/// `--analyze`: the analysis report of a template (or, with `--json`, the analysis itself, after the
+/// template's name and the route it takes).
 fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let template = load_template_path(&args.path).map_err(Failure::Message)?;
     let template = select_template(template, args.template_name.as_deref())?;
     refuse_limited(&template)?;
+    refuse_non_template(&template, &args.path)?;
     let analysis = parser_auto::analysis_for(&template);
     if args.json {
-        let json = serde_json::to_string_pretty(&*analysis)
-            .map_err(|error| Failure::msg(format!("cannot print the analysis: {error}")))?;
+        use parser_auto::response::Value as Ordered;
+        let cannot =
+            |error: serde_json::Error| Failure::msg(format!("cannot print the analysis: {error}"));
+        let fields = match serde_json::to_string(&*analysis)
+            .and_then(|text| Ordered::from_json(&text))
+            .map_err(cannot)?
+        {
+            Ordered::Object(fields) => fields,
+            other => vec![("analysis".to_owned(), other)],
+        };
+        let route = parser_auto::route_for_template(&template);
+        let mut object = vec![
+            (
+                "template".to_owned(),
+                Ordered::String(template.name().to_owned()),
+            ),
+            ("route".to_owned(), route_json(&route)),
+        ];
+        object.extend(fields);
+        let json = serde_json::to_string_pretty(&Ordered::Object(object)).map_err(cannot)?;
         writeln!(out, "{json}")?;
     } else {
         out.write_all(parser_auto::analyze::report(&template, &analysis).as_bytes())?;
     }
     Ok(())
+}
+
+/// A route as JSON: its kind, the family parser it names (if any), and the sentence the report prints.
+fn route_json(route: &parser_auto::Route) -> parser_auto::response::Value {
+    use parser_auto::Route;
+    use parser_auto::response::Value as Ordered;
+    let (kind, parser) = match route {
+        Route::ModelName(name) => ("model_name", Some(*name)),
+        Route::TemplateSignature(name) => ("template_signature", Some(*name)),
+        Route::ResponseFormat => ("response_format", None),
+        Route::Analyzer => ("analyzer", None),
+        Route::PlainContent => ("plain_content", None),
+    };
+    Ordered::Object(vec![
+        ("kind".to_owned(), Ordered::String(kind.to_owned())),
+        (
+            "parser".to_owned(),
+            parser.map_or(Ordered::Null, |name| Ordered::String(name.to_owned())),
+        ),
+        ("description".to_owned(), Ordered::String(route.to_string())),
+    ])
+}
+
+/// What `--analyze` checks a template renders: a user message, found again in the render.
+const PROBE_MESSAGE: &str = "llm-parse probe: is this message rendered?";
+
+/// `--analyze` of a file that is not a chat template (a model output, say) is an error: a text without
+/// any Jinja syntax, or a template that does not render the user's message.
+fn refuse_non_template(template: &ChatTemplate, path: &Path) -> Result<(), Failure> {
+    let not_a_template = |why: &str| {
+        Failure::msg(format!(
+            "`{}` is not a chat template: {why}; --analyze reads a chat template (a .jinja file, a \
+             tokenizer_config.json or chat_template.json, or a model directory)",
+            path.display()
+        ))
+    };
+    let source = template.source();
+    if !source.contains("{{") && !source.contains("{%") {
+        return Err(not_a_template(
+            "it has no Jinja syntax ({{ … }} or {% … %})",
+        ));
+    }
+    let mut input = parser_auto::template::RenderInput::new(vec![
+        serde_json::json!({"role": "user", "content": PROBE_MESSAGE}),
+    ])
+    .with_generation_prompt(true);
+    // What the analysis also passes: some templates read the tools as a JSON string and a date.
+    input.extra.insert("functions".into(), "[]".into());
+    input.extra.insert("datetime".into(), "Jan 01 2026".into());
+    match template.render(&input) {
+        Ok(text) if !text.contains(PROBE_MESSAGE) => Err(not_a_template(
+            "it renders nothing of a conversation (a user message does not appear in its output)",
+        )),
+        // A template that fails on this conversation may still render others: the analysis says.
+        _ => Ok(()),
+    }
 }
 
 /// Reads a whole UTF-8 text from a file or stdin. `what` names it in error messages.

@@ -596,6 +596,62 @@ fn a_template_is_not_needed_when_the_model_is_known() {
     assert_success(&output);
 }
 
+/// The `llm-parse: hint:` lines of a run's stderr.
+fn hint_lines(output: &Output) -> Vec<String> {
+    stderr(output)
+        .lines()
+        .filter(|line| line.starts_with("llm-parse: hint: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_closer_in_content_when_nothing_said_where_the_output_starts_gives_a_hint() {
+    let file = temp_file("no-stage.txt", V31_OUTPUT);
+    let file = file.to_str().unwrap();
+    // DeepSeek-V3.1 and Qwen3 start in the answer unless the request says otherwise: the model's
+    // `</think>` then lands in the content, and the user is told why, once, however the output is cut.
+    for model in [V31_MODEL, "Qwen/Qwen3-8B"] {
+        for chunk in [None, Some("1"), Some("random:7")] {
+            let mut args = vec!["--model", model, file];
+            args.extend(chunk.iter().flat_map(|chunk| ["--chunk", chunk]));
+            let output = run(&args);
+            assert_success(&output);
+            let message = json_line(stdout(&output).trim_end());
+            assert!(
+                message["content"].as_str().unwrap().contains("</think>"),
+                "{message}"
+            );
+            let hints = hint_lines(&output);
+            assert_eq!(hints.len(), 1, "{model} {chunk:?}: {}", stderr(&output));
+            assert!(hints[0].contains("`</think>`"), "{}", hints[0]);
+            assert!(hints[0].contains("--prompt-tail"), "{}", hints[0]);
+        }
+    }
+    // Whatever the request says, it decided: no hint (even when the output disagrees with it).
+    let said: [&[&str]; 4] = [
+        &["--prompt-tail", V31_TAIL],
+        &["--thinking", "on"],
+        &["--thinking", "off"],
+        &["--stage", "content"],
+    ];
+    for extra in said {
+        let mut args = vec!["--model", V31_MODEL, file];
+        args.extend(extra);
+        let output = run(&args);
+        assert_success(&output);
+        assert!(
+            hint_lines(&output).is_empty(),
+            "{extra:?}: {}",
+            stderr(&output)
+        );
+    }
+    // R1 starts in reasoning by default: its `</think>` ends it.
+    let r1 = run(&["--model", "deepseek-ai/DeepSeek-R1", file]);
+    assert_success(&r1);
+    assert!(hint_lines(&r1).is_empty(), "{}", stderr(&r1));
+}
+
 #[test]
 fn a_closed_stdout_is_not_a_crash() {
     let mut child = Command::new(BIN)
@@ -680,6 +736,76 @@ fn analyze_prints_the_modes_markers_and_route() {
     let analysis = json_line(&stdout(&output));
     assert_eq!(analysis["tools"], "TAG_WITH_TAGGED");
     assert_eq!(analysis["markers"]["func_name_prefix"], "<function=");
+    // The route, in the JSON too: the same sentence as the report's, and its parts.
+    assert_eq!(analysis["template"], "Qwen3-Coder.jinja");
+    assert_eq!(
+        analysis["route"]["description"],
+        route.trim_start_matches("route:").trim()
+    );
+    assert!(analysis["route"]["kind"].is_string(), "{analysis}");
+}
+
+#[test]
+fn analyze_shows_the_generation_prompt_and_plain_values() {
+    let mistral = workspace_path("templates/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+    let output = run(&["--analyze", &mistral]);
+    assert_success(&output);
+    let report = stdout(&output);
+    // What the template renders after the user's message, no probe text.
+    assert!(
+        report.contains("generation prompt: \"[/INST]\""),
+        "{report}"
+    );
+    assert!(!report.contains("USER_MSG"), "{report}");
+    assert!(report.contains("tools:      JSON_NATIVE"), "{report}");
+    let json = json_line(&stdout(&run(&["--analyze", &mistral, "--json"])));
+    assert_eq!(json["generation_prompt"], "[/INST]");
+    assert_eq!(
+        json["route"],
+        json!({"kind": "analyzer", "parser": null,
+               "description": "generic parser from the template's analysis"})
+    );
+
+    // A thinking switch: its default in words, no Rust values anywhere.
+    let glm = workspace_path("templates/GLM-4.7-Flash.jinja");
+    let output = run(&["--analyze", &glm]);
+    assert_success(&output);
+    let report = stdout(&output);
+    assert!(
+        report.contains("thinking:   switch `enable_thinking`, on by default"),
+        "{report}"
+    );
+    assert!(
+        report.contains("generation prompt: \"<|assistant|><think>\""),
+        "{report}"
+    );
+    for debug in ["Some(", "None", "TagBased", "_USER_MSG"] {
+        assert!(!report.contains(debug), "{debug}: {report}");
+    }
+    let json = json_line(&stdout(&run(&["--analyze", &glm, "--json"])));
+    assert_eq!(
+        json["route"],
+        json!({"kind": "template_signature", "parser": "glm-4.7",
+               "description": "family parser `glm-4.7` (by template signature)"})
+    );
+}
+
+#[test]
+fn analyze_refuses_what_is_not_a_template() {
+    // A model output given by mistake, and a template that renders no conversation.
+    let output = temp_file("not-a-template.txt", V31_OUTPUT);
+    let no_messages = temp_file("no-messages.jinja", "{{ bos_token }}Hello");
+    for file in [&output, &no_messages] {
+        for json in [false, true] {
+            let mut args = vec!["--analyze", file.to_str().unwrap()];
+            if json {
+                args.push("--json");
+            }
+            let result = run(&args);
+            assert_user_error(&result, "is not a chat template");
+            assert!(stdout(&result).is_empty(), "{}", stdout(&result));
+        }
+    }
 }
 
 #[test]

@@ -335,3 +335,34 @@ fn analyses_are_deterministic_and_survive_a_serde_round_trip() {
         );
     }
 }
+
+#[test]
+fn generation_prompts_are_what_follows_the_user_message() {
+    // The analysis' user message is `U_USER_MSG Hello END_U`: no part of it, or of any other probe
+    // needle, may show in what it reports as the generation prompt.
+    for (file, _, _) in MANIFEST_CLASSES {
+        let analysis = analysis_of(file);
+        let prompts = std::iter::once(&analysis.generation_prompt)
+            .chain(analysis.generation_prompt_no_thinking.as_ref());
+        for prompt in prompts {
+            for needle in ["USER_MSG", "Hello", "END_U", "_U"] {
+                assert!(!prompt.contains(needle), "{file}: {prompt:?}");
+            }
+        }
+    }
+    let expected = [
+        ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "[/INST]"),
+        (
+            "Qwen-Qwen2.5-7B-Instruct.jinja",
+            "<|im_end|>\n<|im_start|>assistant\n",
+        ),
+        ("GLM-4.7-Flash.jinja", "<|assistant|><think>"),
+        (
+            "google-gemma-2-2b-it.jinja",
+            "<end_of_turn>\n<start_of_turn>model\n",
+        ),
+    ];
+    for (file, prompt) in expected {
+        assert_eq!(analysis_of(file).generation_prompt, prompt, "{file}");
+    }
+}

@@ -3,7 +3,7 @@
 use crate::deltas::{Accumulator, Sink};
 use crate::message::{ParsedMessage, Stage};
 use crate::scanner::{Carry, Found, MarkerSet};
-use crate::stage::StageDetector;
+use crate::stage::{DefaultStageWatch, StageDetector};
 
 /// Where a [`ReasoningParser`] writes: reasoning, and the rest (which goes on to the tool parser).
 pub trait ReasoningSink {
@@ -184,6 +184,8 @@ pub struct ThinkTagReasoningParser {
     state: State,
     inline: bool,
     blocks: BlockInReasoning,
+    /// Set by [`stage_from_default`](Self::stage_from_default) while content passes through.
+    watch: Option<DefaultStageWatch>,
 }
 
 impl ThinkTagReasoningParser {
@@ -198,7 +200,19 @@ impl ThinkTagReasoningParser {
             },
             inline: false,
             blocks: BlockInReasoning::Ignore,
+            watch: None,
         }
+    }
+
+    /// Says whether the starting stage is the family's default because nothing in the request said
+    /// where the output starts ([`StageDetector::from_request`] gave `None`). When it is and the output
+    /// starts in the answer, a reasoning closer (`</think>`) that then reaches the content shows the
+    /// guess was wrong: a `tracing` warning (target `parser_core::stage`, field `marker`) says so, once
+    /// per parser. Content is passed through unchanged either way.
+    pub fn stage_from_default(mut self, from_default: bool) -> Self {
+        self.watch =
+            (from_default && self.state == State::ContentStart).then(DefaultStageWatch::default);
+        self
     }
 
     /// Keeps markers in the output (for `reasoning_format: none`): reasoning is still tracked, and the
@@ -220,6 +234,7 @@ impl ThinkTagReasoningParser {
         loop {
             match self.state {
                 State::Passthrough => {
+                    self.watch_content(&text[pos..]);
                     out.content(&text[pos..]);
                     return text.len();
                 }
@@ -236,6 +251,8 @@ impl ThinkTagReasoningParser {
                     }
                     match opener_at(&text[pos..], self.syntax.detector.open, eof) {
                         Opener::Whole(len) => {
+                            // The model opened reasoning itself: the starting stage no longer matters.
+                            self.watch = None;
                             if self.inline {
                                 out.reasoning(&text[pos..pos + len]);
                             }
@@ -307,6 +324,17 @@ impl ThinkTagReasoningParser {
         }
     }
 
+    /// With [`stage_from_default`](Self::stage_from_default): content passing through is checked for a
+    /// reasoning closer. Nothing to do (one branch) for a parser whose stage the request decided.
+    #[inline]
+    fn watch_content(&mut self, text: &str) {
+        if let Some(watch) = &mut self.watch
+            && watch.warned(text, self.syntax.detector.close)
+        {
+            self.watch = None;
+        }
+    }
+
     fn emit_plain(&self, text: &str, out: &mut dyn ReasoningSink) {
         match self.state {
             State::ContentStart | State::Passthrough => out.content(text),
@@ -346,7 +374,10 @@ impl ReasoningParser for ThinkTagReasoningParser {
         if self.carry.held().is_empty() {
             match self.state {
                 // Reasoning is over: nothing to scan or hold.
-                State::Passthrough => return out.content(text),
+                State::Passthrough => {
+                    self.watch_content(text);
+                    return out.content(text);
+                }
                 State::Ended => return,
                 // Most deltas inside reasoning are a few plain characters: no byte of theirs can start
                 // a marker, so they are reasoning as they are (what `run` would find, without its

@@ -105,27 +105,112 @@ impl StageDetector {
         self.resolve_inner(options, default, false)
     }
 
+    /// What the request says about the stage: the explicit stage, else the prompt tail, else the token
+    /// ids, else `enable_thinking`; `None` when none of them says anything, and
+    /// [`resolve`](Self::resolve) falls back to the family's default. A parser built on that default
+    /// may tell its reasoning parser so ([`ThinkTagReasoningParser::stage_from_default`]), which then
+    /// warns when the guess shows to be wrong.
+    ///
+    /// [`ThinkTagReasoningParser::stage_from_default`]: crate::ThinkTagReasoningParser::stage_from_default
+    ///
+    /// ```
+    /// use parser_core::{ParseOptions, Stage, StageDetector};
+    /// static DETECT: StageDetector = StageDetector::new(&["<think>"], &["</think>"], &["<｜Assistant｜>"]);
+    /// assert_eq!(DETECT.from_request(&ParseOptions::new()), None);
+    /// let options = ParseOptions::new().with_prompt_tail("<｜Assistant｜><think>");
+    /// assert_eq!(DETECT.from_request(&options), Some(Stage::Reasoning));
+    /// ```
+    pub fn from_request(&self, options: &ParseOptions) -> Option<Stage> {
+        self.decided_by(options, true)
+    }
+
+    /// Like [`from_request`](Self::from_request), for models whose template has no thinking switch:
+    /// `enable_thinking` is ignored.
+    pub fn from_request_without_switch(&self, options: &ParseOptions) -> Option<Stage> {
+        self.decided_by(options, false)
+    }
+
     fn resolve_inner(&self, options: &ParseOptions, default: Stage, switch: bool) -> Stage {
+        self.decided_by(options, switch).unwrap_or(default)
+    }
+
+    fn decided_by(&self, options: &ParseOptions, switch: bool) -> Option<Stage> {
         if let Some(stage) = options.stage {
-            return stage;
+            return Some(stage);
         }
         if let Some(stage) = options
             .prompt_tail
             .as_deref()
             .and_then(|t| self.from_prompt(t))
         {
-            return stage;
+            return Some(stage);
         }
         if let (Some(ids), Some(table)) = (&options.prompt_token_ids, &options.special_tokens)
             && let Some(stage) = self.from_token_ids(ids, table)
         {
-            return stage;
+            return Some(stage);
         }
         match options.enable_thinking.filter(|_| switch) {
-            Some(true) => Stage::Reasoning,
-            Some(false) => Stage::Content,
-            None => default,
+            Some(true) => Some(Stage::Reasoning),
+            Some(false) => Some(Stage::Content),
+            None => None,
         }
+    }
+}
+
+/// How many trailing bytes of content a [`DefaultStageWatch`] keeps: closers up to this long are found
+/// however the deltas split them.
+const WATCH_TAIL: usize = 32;
+
+/// Watches content that a reasoning parser passes through when its starting stage was a default
+/// nothing in the request confirmed: a reasoning closer in it means the output started in reasoning.
+/// Keeps the last bytes of content seen, so that a closer split across deltas is found too.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DefaultStageWatch {
+    tail: [u8; WATCH_TAIL],
+    len: usize,
+}
+
+impl DefaultStageWatch {
+    /// Looks at the next piece of content; when it completes one of `closers`, logs the warning and
+    /// returns `true` (the watch is then over).
+    pub(crate) fn warned(&mut self, text: &str, closers: &[&str]) -> bool {
+        let bytes = text.as_bytes();
+        let seen = &self.tail[..self.len];
+        let found = closers.iter().find(|closer| {
+            let closer = closer.as_bytes();
+            !closer.is_empty() && memchr::memmem::find(bytes, closer).is_some()
+                || (1..closer.len()).any(|split| {
+                    seen.ends_with(&closer[..split]) && bytes.starts_with(&closer[split..])
+                })
+        });
+        if let Some(marker) = found {
+            tracing::warn!(
+                target: "parser_core::stage",
+                marker,
+                "a reasoning end marker reached the content: nothing in the request said where the \
+                 output starts (no stage, prompt tail, prompt token ids or enable_thinking), so it was \
+                 read as starting in the answer; pass the prompt tail (or enable_thinking) to parse \
+                 the reasoning"
+            );
+            return true;
+        }
+        self.remember(bytes);
+        false
+    }
+
+    /// Keeps the last [`WATCH_TAIL`] bytes of content.
+    fn remember(&mut self, bytes: &[u8]) {
+        if bytes.len() >= WATCH_TAIL {
+            self.tail
+                .copy_from_slice(&bytes[bytes.len() - WATCH_TAIL..]);
+            self.len = WATCH_TAIL;
+            return;
+        }
+        let keep = self.len.min(WATCH_TAIL - bytes.len());
+        self.tail.copy_within(self.len - keep..self.len, 0);
+        self.tail[keep..keep + bytes.len()].copy_from_slice(bytes);
+        self.len = keep + bytes.len();
     }
 }
 
@@ -211,5 +296,138 @@ mod tests {
             DETECT.resolve(&ParseOptions::new(), Stage::Reasoning),
             Stage::Reasoning
         );
+    }
+
+    /// The warning of a parser whose starting stage was a default nothing in the request decided.
+    mod default_stage_warning {
+        use super::*;
+        use crate::reasoning::{
+            ReasoningParser, ReasoningSink, ReasoningSyntax, ThinkTagReasoningParser,
+        };
+        use std::sync::Mutex;
+        use tracing::field::{Field, Visit};
+        use tracing::span::{Attributes, Id, Record};
+        use tracing::{Event, Metadata, Subscriber};
+
+        static THINK: ReasoningSyntax = ReasoningSyntax::new(DETECT, &[], &[]);
+
+        /// A minimal subscriber: keeps each event's target, level and `marker` field.
+        #[derive(Default)]
+        struct Capture(Arc<Mutex<Vec<String>>>);
+
+        struct MarkerField(String);
+
+        impl Visit for MarkerField {
+            fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "marker" {
+                    self.0 = format!("{value:?}");
+                }
+            }
+        }
+
+        impl Subscriber for Capture {
+            fn enabled(&self, _: &Metadata<'_>) -> bool {
+                true
+            }
+            fn new_span(&self, _: &Attributes<'_>) -> Id {
+                Id::from_u64(1)
+            }
+            fn record(&self, _: &Id, _: &Record<'_>) {}
+            fn record_follows_from(&self, _: &Id, _: &Id) {}
+            fn event(&self, event: &Event<'_>) {
+                let mut marker = MarkerField(String::new());
+                event.record(&mut marker);
+                let meta = event.metadata();
+                let line = format!("{} {} {}", meta.level(), meta.target(), marker.0);
+                self.0.lock().unwrap().push(line);
+            }
+            fn enter(&self, _: &Id) {}
+            fn exit(&self, _: &Id) {}
+        }
+
+        struct Text(String, String);
+
+        impl ReasoningSink for Text {
+            fn reasoning(&mut self, text: &str) {
+                self.0.push_str(text);
+            }
+            fn content(&mut self, text: &str) {
+                self.1.push_str(text);
+            }
+        }
+
+        /// The events logged while `output` is pushed in pieces of `piece` characters, and the
+        /// content.
+        fn events(
+            stage: Stage,
+            from_default: bool,
+            output: &str,
+            piece: usize,
+        ) -> (Vec<String>, String) {
+            let capture = Capture::default();
+            let events = Arc::clone(&capture.0);
+            let content = tracing::subscriber::with_default(capture, || {
+                let mut parser =
+                    ThinkTagReasoningParser::new(&THINK, stage).stage_from_default(from_default);
+                let mut out = Text(String::new(), String::new());
+                let chars: Vec<char> = output.chars().collect();
+                for chunk in chars.chunks(piece) {
+                    parser.push(&chunk.iter().collect::<String>(), &mut out);
+                }
+                parser.finish(&mut out);
+                out.1
+            });
+            let events = events.lock().unwrap().clone();
+            (events, content)
+        }
+
+        const WARNING: &str = "WARN parser_core::stage \"</think>\"";
+
+        #[test]
+        fn a_closer_in_content_is_logged_once_per_parser_however_cut() {
+            let output = "Let me see.</think>The answer.</think> And </think> again.";
+            for piece in [1, 2, 3, 5, 7, output.len()] {
+                let (events, content) = events(Stage::Content, true, output, piece);
+                assert_eq!(events, [WARNING], "pieces of {piece}");
+                // Content is passed through unchanged.
+                assert_eq!(content, output, "pieces of {piece}");
+            }
+            // A closer at the very start, and one cut across three pushes.
+            assert_eq!(events(Stage::Content, true, "</think>Hi", 1).0, [WARNING]);
+            assert_eq!(events(Stage::Content, true, "a</think>", 4).0, [WARNING]);
+            // A second parser warns again.
+            assert_eq!(events(Stage::Content, true, output, 4).0, [WARNING]);
+        }
+
+        #[test]
+        fn nothing_is_logged_when_the_request_decided_or_the_model_opened_reasoning() {
+            let output = "Let me see.</think>The answer.";
+            // The request decided the stage (content): the closer is the model's, no warning.
+            assert!(events(Stage::Content, false, output, 3).0.is_empty());
+            // The default was reasoning: the closer ends it.
+            assert!(events(Stage::Reasoning, true, output, 3).0.is_empty());
+            // The model opened reasoning itself.
+            let opened = "<think>Let me see.</think>The answer.</think>";
+            assert!(events(Stage::Content, true, opened, 2).0.is_empty());
+            // No closer at all.
+            assert!(
+                events(Stage::Content, true, "The answer </think", 2)
+                    .0
+                    .is_empty()
+            );
+        }
+
+        #[test]
+        fn the_request_decides_or_says_nothing() {
+            let nothing = ParseOptions::new();
+            assert_eq!(DETECT.from_request(&nothing), None);
+            assert_eq!(DETECT.from_request_without_switch(&nothing), None);
+            let thinking = ParseOptions::new().with_enable_thinking(Some(true));
+            assert_eq!(DETECT.from_request(&thinking), Some(Stage::Reasoning));
+            assert_eq!(DETECT.from_request_without_switch(&thinking), None);
+            // A prompt tail that says nothing leaves it to the default.
+            let silent = ParseOptions::new().with_prompt_tail("no markers");
+            assert_eq!(DETECT.from_request(&silent), None);
+        }
     }
 }

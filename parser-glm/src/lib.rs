@@ -87,10 +87,18 @@ pub static STAGE: StageDetector = StageDetector::new(&[THINK_OPEN], &[THINK_CLOS
 pub static THINK: ReasoningSyntax =
     ReasoningSyntax::new(STAGE, DROPPED, BLOCK_OPENERS).with_turn_starts(TURN_STARTS);
 
-/// Composes `<think>` reasoning, starting in `stage`, with GLM's tool parser.
-fn compose(name: &'static str, options: &ParseOptions, stage: Stage) -> Parser {
+/// Composes `<think>` reasoning, starting in the stage the request decides (`None`: `default`), with
+/// GLM's tool parser.
+fn compose(
+    name: &'static str,
+    options: &ParseOptions,
+    decided: Option<Stage>,
+    default: Stage,
+) -> Parser {
+    let stage = decided.unwrap_or(default);
     let inline = options.reasoning_format == ReasoningFormat::Inline;
     let reasoning = ThinkTagReasoningParser::new(&THINK, stage)
+        .stage_from_default(decided.is_none())
         .inline(inline)
         .blocks_in_reasoning(BlockInReasoning::Hold);
     let tools = GlmToolParser::new(options);
@@ -100,14 +108,19 @@ fn compose(name: &'static str, options: &ParseOptions, stage: Stage) -> Parser {
 /// GLM-4.5 / 4.6 (hybrid): `<think>` written by the model, stage from the prompt (`enable_thinking` is
 /// not consulted); calls with a newline after the name (either layout is read).
 pub fn glm45(options: &ParseOptions) -> Parser {
-    let stage = STAGE.resolve_without_switch(options, Stage::Content);
-    compose("glm-4.5", options, stage)
+    let decided = STAGE.from_request_without_switch(options);
+    compose("glm-4.5", options, decided, Stage::Content)
 }
 
 /// GLM-4.7 / GLM-5: reasoning forced open by the prompt unless thinking is off; calls without newlines
 /// (either layout is read).
 pub fn glm47(options: &ParseOptions) -> Parser {
-    compose("glm-4.7", options, STAGE.resolve(options, Stage::Reasoning))
+    compose(
+        "glm-4.7",
+        options,
+        STAGE.from_request(options),
+        Stage::Reasoning,
+    )
 }
 
 parser_core::inventory::submit! {

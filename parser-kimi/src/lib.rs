@@ -122,14 +122,14 @@ fn compose(
     default_stage: Stage,
     switch: Switch,
 ) -> Parser {
-    let stage = match switch {
-        Switch::Follows => syntax.detector.resolve(options, default_stage),
-        Switch::Ignored => syntax
-            .detector
-            .resolve_without_switch(options, default_stage),
+    let decided = match switch {
+        Switch::Follows => syntax.detector.from_request(options),
+        Switch::Ignored => syntax.detector.from_request_without_switch(options),
     };
+    let stage = decided.unwrap_or(default_stage);
     let inline = options.reasoning_format == ReasoningFormat::Inline;
     let reasoning = ThinkTagReasoningParser::new(syntax, stage)
+        .stage_from_default(decided.is_none())
         .inline(inline)
         .blocks_in_reasoning(BlockInReasoning::EndsReasoning);
     Parser::new(

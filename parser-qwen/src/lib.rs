@@ -129,9 +129,11 @@ fn compose(
             Composed::new(NoReasoning, tools, Stage::Content, false),
         ),
         Some((syntax, default_stage)) => {
-            let stage = STAGE.resolve(options, default_stage);
+            let decided = STAGE.from_request(options);
+            let stage = decided.unwrap_or(default_stage);
             let inline = options.reasoning_format == ReasoningFormat::Inline;
             let reasoning = ThinkTagReasoningParser::new(syntax, stage)
+                .stage_from_default(decided.is_none())
                 .inline(inline)
                 .blocks_in_reasoning(BlockInReasoning::Hold);
             let composed = Composed::new(reasoning, tools, stage, inline);

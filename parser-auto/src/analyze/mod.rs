@@ -279,15 +279,23 @@ impl Probe<'_> {
         }
     }
 
-    /// What `add_generation_prompt` adds, with thinking on and off.
+    /// What the prompt ends with after the user's message when `add_generation_prompt` is given, with
+    /// thinking on and off: the end of the user's turn (the turn header is often in it, Mistral's
+    /// `[/INST]`) and what `add_generation_prompt` adds. When the template does not render the message
+    /// text as given, only what `add_generation_prompt` adds (the difference between the renders with and
+    /// without it).
     fn generation_prompts(&self, analysis: &mut Analysis) {
-        let base = self.render(vec![user(USER_MSG)], false, false, Some(true));
         let tail = |thinking: bool| -> Option<String> {
+            let base = self.render(vec![user(USER_MSG)], false, false, Some(thinking));
             let with = self.render(vec![user(USER_MSG)], false, true, Some(thinking))?;
-            let base = base.as_deref().unwrap_or("");
-            let common = common_prefix_len(base, &with);
-            // Keep some context before the added part (the turn header is usually in it).
-            let from = floor_boundary(&with, common.saturating_sub(32));
+            let common = base
+                .as_deref()
+                .map_or(with.len(), |base| common_prefix_len(base, &with));
+            let from = with
+                .rfind(USER_MSG)
+                .map(|at| at + USER_MSG.len())
+                .filter(|&end| end <= common)
+                .unwrap_or(common);
             Some(with[from..].to_owned())
         };
         analysis.generation_prompt = tail(true).unwrap_or_default();
@@ -1051,14 +1059,6 @@ fn common_prefix_len(a: &str, b: &str) -> usize {
     len
 }
 
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
 /// A readable report of an analysis and the route a template takes: what `llm-parse --analyze` and
 /// `cargo xtask analyze` print.
 pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
@@ -1067,17 +1067,17 @@ pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
     let route = crate::route_for_template(template);
     let _ = writeln!(out, "template:   {}", template.name());
     let _ = writeln!(out, "route:      {route}");
-    let _ = writeln!(out, "reasoning:  {:?}", analysis.reasoning);
-    let _ = writeln!(out, "content:    {:?}", analysis.content);
-    let _ = writeln!(out, "tools:      {:?}", analysis.tools);
+    let _ = writeln!(out, "reasoning:  {}", plain(&analysis.reasoning));
+    let _ = writeln!(out, "content:    {}", plain(&analysis.content));
+    let _ = writeln!(out, "tools:      {}", plain(&analysis.tools));
     if analysis.call_id != CallIdPosition::None {
-        let _ = writeln!(out, "call id:    {:?}", analysis.call_id);
+        let _ = writeln!(out, "call id:    {}", plain(&analysis.call_id));
     }
     let _ = writeln!(out, "markers:");
     if let Ok(Value::Object(markers)) = serde_json::to_value(&analysis.markers) {
         for (name, value) in markers {
             if let Some(text) = value.as_str().filter(|t| !t.is_empty()) {
-                let _ = writeln!(out, "  {name:<20} {text:?}");
+                let _ = writeln!(out, "  {name:<20} {}", quoted(text));
             }
         }
     }
@@ -1085,13 +1085,13 @@ pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
         let j = &analysis.json;
         let _ = writeln!(
             out,
-            "json:       name {:?}, arguments {:?}{}{}{}{}",
-            j.name_field,
-            j.args_field,
+            "json:       name {}, arguments {}{}{}{}{}",
+            quoted(&j.name_field),
+            quoted(&j.args_field),
             if j.function_field.is_empty() {
                 String::new()
             } else {
-                format!(", nested in {:?}", j.function_field)
+                format!(", nested in {}", quoted(&j.function_field))
             },
             if j.name_is_key {
                 ", name is the key"
@@ -1101,7 +1101,7 @@ pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
             if j.id_field.is_empty() {
                 String::new()
             } else {
-                format!(", id {:?}", j.id_field)
+                format!(", id {}", quoted(&j.id_field))
             },
             if j.array_wrapped { ", in an array" } else { "" },
         );
@@ -1119,27 +1119,61 @@ pub fn report(template: &ChatTemplate, analysis: &Analysis) -> String {
         c.channels
     );
     if let Some(variable) = &c.thinking_variable {
-        let _ = writeln!(
-            out,
-            "thinking:   switch `{variable}`, default {:?}",
-            c.thinking_default
-        );
+        let default = match c.thinking_default {
+            Some(true) => "on by default",
+            Some(false) => "off by default",
+            None => "the default is unknown",
+        };
+        let _ = writeln!(out, "thinking:   switch `{variable}`, {default}");
     }
-    let _ = writeln!(out, "generation prompt: {:?}", analysis.generation_prompt);
+    let _ = writeln!(
+        out,
+        "generation prompt: {}{}",
+        quoted(&analysis.generation_prompt),
+        if analysis.generation_prompt.is_empty() {
+            " (nothing follows the user's message)"
+        } else {
+            " (what follows the user's message)"
+        }
+    );
     if let Some(off) = &analysis.generation_prompt_no_thinking {
-        let _ = writeln!(out, "  thinking off:    {off:?}");
+        let _ = writeln!(out, "  thinking off:    {}", quoted(off));
     }
     if !analysis.end_of_turn.is_empty() {
-        let _ = writeln!(out, "end of turn: {:?}", analysis.end_of_turn);
+        let _ = writeln!(out, "end of turn: {}", quoted_list(&analysis.end_of_turn));
     }
-    let _ = writeln!(out, "preserved tokens: {:?}", analysis.preserved_tokens);
+    let _ = writeln!(
+        out,
+        "preserved tokens: {}",
+        quoted_list(&analysis.preserved_tokens)
+    );
     if !analysis.workarounds.is_empty() {
-        let _ = writeln!(out, "workarounds: {:?}", analysis.workarounds);
+        let _ = writeln!(out, "workarounds: {}", quoted_list(&analysis.workarounds));
     }
     for note in &analysis.notes {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// A mode by its name in the JSON output (`TAG_BASED`, `JSON_NATIVE`).
+fn plain<T: serde::Serialize>(mode: &T) -> String {
+    match serde_json::to_value(mode) {
+        Ok(Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Text as JSON writes it: quoted, with JSON's escapes.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// Texts as a JSON array, with a space after each comma.
+fn quoted_list(texts: &[String]) -> String {
+    let items: Vec<String> = texts.iter().map(|text| quoted(text)).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// An assistant message carrying the probe reasoning under every field name templates read it from:

@@ -1,0 +1,96 @@
+//! The `llm-parse` commands that README.md and CONTRIBUTING.md show run as written from the repository
+//! root, with the files they name (`examples/data/`, `templates/`, `corpus/`, fixtures), and succeed.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_llm-parse");
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// The `llm-parse …` commands of the `sh` code blocks of a document, continuation lines joined.
+fn commands(document: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(workspace_root().join(document))
+        .unwrap_or_else(|error| panic!("read {document}: {error}"));
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut pending = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_sh = !in_sh && trimmed == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let (joined, continued) = match trimmed.strip_suffix('\\') {
+            Some(head) => (format!("{pending}{head} "), true),
+            None => (format!("{pending}{trimmed}"), false),
+        };
+        if continued {
+            pending = joined;
+            continue;
+        }
+        pending.clear();
+        if joined.starts_with("llm-parse ") {
+            commands.push(joined);
+        }
+    }
+    commands
+}
+
+/// Runs one command line with `sh`, the built binary first on the `PATH`, from the repository root.
+fn run_as_written(command: &str) {
+    let bin_dir = Path::new(BIN).parent().expect("the binary's directory");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin_dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(&path));
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(workspace_root())
+        .env("PATH", std::env::join_paths(dirs).expect("a PATH"))
+        .output()
+        .expect("run sh");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "`{command}` failed ({}):\n{stderr}",
+        output.status
+    );
+    assert!(!output.stdout.is_empty(), "`{command}` printed nothing");
+    assert!(!stderr.contains("panicked"), "`{command}`:\n{stderr}");
+}
+
+#[test]
+fn every_readme_command_runs_as_written() {
+    let readme = commands("README.md");
+    // --list, --batch (twice), --analyze (twice), --render (twice), files, a model dir…
+    assert!(readme.len() >= 10, "{readme:#?}");
+    for command in &readme {
+        run_as_written(command);
+    }
+}
+
+#[test]
+fn every_contributing_command_runs_as_written() {
+    let contributing = commands("CONTRIBUTING.md");
+    assert!(contributing.len() >= 3, "{contributing:#?}");
+    for command in &contributing {
+        run_as_written(command);
+    }
+}
+
+#[test]
+fn the_readme_says_how_to_install_the_binary() {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README");
+    assert!(readme.contains("cargo install --path llm-parse"));
+}
