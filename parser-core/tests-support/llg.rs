@@ -178,7 +178,8 @@ pub fn validate(value: &Value, schema: &Value) -> Result<(), String> {
         };
         let fits = |kind: &str| match kind {
             "string" => value.is_string(),
-            "integer" => value.is_i64() || value.is_u64(),
+            // JSON Schema: any number without a fractional part (`-0`, `1.0`) is an integer.
+            "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
             "number" => value.is_number(),
             "boolean" => value.is_boolean(),
             "null" => value.is_null(),

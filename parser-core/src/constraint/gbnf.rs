@@ -16,9 +16,10 @@
 //! Not constrained (any value of the right type passes): `minimum`, `maximum`, `exclusiveMinimum`,
 //! `exclusiveMaximum`, `multipleOf`, `pattern`, `format`, `patternProperties`, `propertyNames`,
 //! `minProperties`, `maxProperties`, `uniqueItems`, `contains`, `prefixItems`, `dependentRequired`,
-//! `if`/`then`/`else`, `not`, `allOf` (read as the first of its schemas that constrains anything is
-//! not attempted: any value), `$ref` (any value). Declared properties come in declared order only, and
-//! an additional key may repeat a declared one. Whitespace is allowed between JSON tokens.
+//! `if`/`then`/`else`, `not`, `allOf`, `$ref` (each of these: any value). Declared properties come in
+//! declared order only, and an additional key may repeat a declared one. Whitespace is allowed between
+//! JSON tokens. Stricter than JSON itself in two places, so that every accepted value parses with
+//! `serde_json` as its type: no `\u` escape of a UTF-16 surrogate, and no `-0` integer.
 //!
 //! Llguidance's `%json` (the Lark grammar) implements far more of JSON Schema; the GBNF grammar is the
 //! looser of the two, never the stricter, for every schema above.
@@ -366,8 +367,10 @@ impl Rules {
 
 const ANY_VALUE_KEY: &str = "\u{0}any-value";
 const ANY_OBJECT_KEY: &str = "\u{0}any-object";
-const CHAR: &str = "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )";
-const INTEGER: &str = "( \"-\"? ( \"0\" | [1-9] [0-9]* ) )";
+/// A string character: unescaped, or an escape; `\\u` escapes of UTF-16 surrogates are left out (a lone
+/// one is not a character, and `serde_json` refuses it), so characters beyond the BMP are written raw.
+const CHAR: &str = "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" ( [0-9a-cA-CeEfF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} ) )";
+const INTEGER: &str = "( \"0\" | \"-\"? [1-9] [0-9]* )";
 const NUMBER: &str = "( \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )? )";
 
 fn compact(value: &Value) -> String {

@@ -35,7 +35,11 @@
 //! use parser_core::Tools;
 //!
 //! let format = FormatDescription {
-//!     reasoning: Some(ReasoningMarkers { open: "<think>".into(), close: "</think>".into() }),
+//!     reasoning: Some(ReasoningMarkers {
+//!         open: "<think>".into(),
+//!         close: "</think>".into(),
+//!         ended_by_calls: false,
+//!     }),
 //!     calls: CallFormat {
 //!         section: None,
 //!         call_begin: "<tool_call>".into(),
@@ -183,6 +187,10 @@ pub struct ReasoningMarkers {
     pub open: Cow<'static, str>,
     /// Closes reasoning (`</think>`).
     pub close: Cow<'static, str>,
+    /// True when a call block that opens inside reasoning ends it (the parser's
+    /// `BlockInReasoning::EndsReasoning`): where the output starts inside reasoning, the reasoning may
+    /// end at the block's opener instead of the closing marker.
+    pub ended_by_calls: bool,
 }
 
 /// How a call names its function and where its JSON arguments go.
@@ -438,7 +446,7 @@ impl FormatDescription {
             .collect::<Vec<_>>()
             .join("|");
         let pattern = match (&self.reasoning, start) {
-            (Some(r), ReasoningStart::Inside) => {
+            (Some(r), ReasoningStart::Inside) if !r.ended_by_calls => {
                 format!("^[\\s\\S]*?{}[\\s\\S]*?({opener})", ecma_escape(&r.close))
             }
             (Some(r), ReasoningStart::Optional) => format!(
@@ -455,21 +463,33 @@ impl FormatDescription {
     }
 
     /// The grammar tree of one request.
+    ///
+    /// Rules: `call_i` (one call of tool `i`) is `call_begin` then `tail_i`; `calls` is the call block
+    /// (section or calls) and `calls_tail` the same block after its first marker, for a reasoning that
+    /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
     fn grammar(&self, shape: &Shape<'_>) -> Grammar {
         let markers = self.markers();
         let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
         let calls = &self.calls;
         for (at, tool) in shape.tools.iter().enumerate() {
-            rules.push((format!("call_{at}"), self.call(tool)));
+            rules.push((
+                format!("call_{at}"),
+                Node::Seq(vec![
+                    Node::Lit(calls.call_begin.to_string()),
+                    Node::Ref(format!("tail_{at}")),
+                ]),
+            ));
+            rules.push((format!("tail_{at}"), self.call_tail(tool)));
         }
-        let call = Node::Alt(
-            (0..shape.tools.len())
-                .map(|at| Node::Ref(format!("call_{at}")))
-                .collect(),
-        );
-        rules.push(("call".into(), call));
-        let mut sequence = vec![Node::Ref("call".into())];
-        if shape.parallel {
+        let any_of = |prefix: &str| {
+            Node::Alt(
+                (0..shape.tools.len())
+                    .map(|at| Node::Ref(format!("{prefix}_{at}")))
+                    .collect(),
+            )
+        };
+        rules.push(("call".into(), any_of("call")));
+        let more = || {
             let separator = calls.separator.trim();
             let mut next = vec![Node::Ws];
             if !separator.is_empty() {
@@ -477,42 +497,36 @@ impl FormatDescription {
                 next.push(Node::Ws);
             }
             next.push(Node::Ref("call".into()));
-            sequence.push(Node::Star(Box::new(Node::Seq(next))));
-        }
-        let block = match &calls.section {
-            Some((begin, end)) => Node::Seq(vec![
-                Node::Lit(begin.to_string()),
-                Node::Ws,
-                Node::Seq(sequence),
-                Node::Ws,
-                Node::Lit(end.to_string()),
-            ]),
-            None => Node::Seq(sequence),
+            Node::Star(Box::new(Node::Seq(next)))
+        };
+        let sequence = |first: Node| {
+            let mut items = vec![first];
+            if shape.parallel {
+                items.push(more());
+            }
+            Node::Seq(items)
+        };
+        let (block, tail) = match &calls.section {
+            Some((begin, end)) => {
+                let tail = Node::Seq(vec![
+                    Node::Ws,
+                    sequence(Node::Ref("call".into())),
+                    Node::Ws,
+                    Node::Lit(end.to_string()),
+                ]);
+                (
+                    Node::Seq(vec![
+                        Node::Lit(begin.to_string()),
+                        Node::Ref("calls_tail".into()),
+                    ]),
+                    tail,
+                )
+            }
+            None => (sequence(Node::Ref("call".into())), sequence(any_of("tail"))),
         };
         rules.push(("calls".into(), block));
+        rules.push(("calls_tail".into(), tail));
 
-        let mut start = Vec::new();
-        if !shape.lazy
-            && let Some(reasoning) = &self.reasoning
-        {
-            let inside: Vec<String> = markers
-                .iter()
-                .filter(|m| **m != reasoning.close)
-                .cloned()
-                .collect();
-            let body = Node::Text {
-                exclude: inside,
-                until: Some(reasoning.close.to_string()),
-            };
-            match shape.start {
-                ReasoningStart::Inside => start.push(body),
-                ReasoningStart::Optional => start.push(Node::Opt(Box::new(Node::Seq(vec![
-                    Node::Lit(reasoning.open.to_string()),
-                    body,
-                ])))),
-                ReasoningStart::Off => {}
-            }
-        }
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
@@ -539,20 +553,60 @@ impl FormatDescription {
                 None => tool_calls,
             }
         };
-        start.push(body);
-        rules[0].1 = Node::Seq(start);
+        let start = match (&self.reasoning, shape.start) {
+            (Some(reasoning), ReasoningStart::Inside | ReasoningStart::Optional) if !shape.lazy => {
+                let inside: Vec<String> = markers
+                    .iter()
+                    .filter(|m| **m != reasoning.close)
+                    .cloned()
+                    .collect();
+                let closed = Node::Text {
+                    exclude: inside,
+                    until: Some(reasoning.close.to_string()),
+                };
+                let open = Node::Lit(reasoning.open.to_string());
+                if shape.start == ReasoningStart::Optional {
+                    Node::Seq(vec![
+                        Node::Opt(Box::new(Node::Seq(vec![open, closed]))),
+                        body,
+                    ])
+                } else {
+                    // A redundant opener at the very start is dropped by the reasoning parser.
+                    let lead = Node::Opt(Box::new(open));
+                    let mut ways = vec![Node::Seq(vec![lead.clone(), closed, body])];
+                    if reasoning.ended_by_calls && !shape.tools.is_empty() {
+                        let opener = match &calls.section {
+                            Some((begin, _)) => begin.to_string(),
+                            None => calls.call_begin.to_string(),
+                        };
+                        ways.push(Node::Seq(vec![
+                            lead,
+                            Node::Text {
+                                exclude: markers.clone(),
+                                until: Some(opener),
+                            },
+                            Node::Ref("calls_tail".into()),
+                            Node::Ws,
+                        ]));
+                    }
+                    Node::Alt(ways)
+                }
+            }
+            _ => body,
+        };
+        rules[0].1 = start;
         if shape.tools.is_empty() {
             rules.truncate(1);
         }
         Grammar { rules }
     }
 
-    /// One call of `tool`.
-    fn call(&self, tool: &ToolSchema) -> Node {
+    /// One call of `tool`, after its `call_begin`.
+    fn call_tail(&self, tool: &ToolSchema) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
         let args = Node::Json(tool.parameters().clone());
-        let mut items = vec![Node::Lit(calls.call_begin.to_string()), Node::Ws];
+        let mut items = vec![Node::Ws];
         match &calls.name {
             CallName::JsonFields {
                 name: name_key,
@@ -589,7 +643,7 @@ impl FormatDescription {
                     items.push(Node::Lit(separator.to_string()));
                     items.push(Node::Digits);
                 }
-                items.extend([Node::Ws, Node::Lit(suffix.to_string()), args]);
+                items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
             }
         }
         items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);

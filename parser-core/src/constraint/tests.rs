@@ -94,6 +94,7 @@ fn hermes_like() -> FormatDescription {
         reasoning: Some(ReasoningMarkers {
             open: "<think>".into(),
             close: "</think>".into(),
+            ended_by_calls: false,
         }),
         calls: CallFormat {
             section: None,
@@ -115,6 +116,7 @@ fn kimi_like() -> FormatDescription {
         reasoning: Some(ReasoningMarkers {
             open: "<think>".into(),
             close: "</think>".into(),
+            ended_by_calls: false,
         }),
         calls: CallFormat {
             section: Some(("<|s|>".into(), "<|/s|>".into())),
@@ -408,4 +410,40 @@ fn free_text_avoids_markers(
             "{which}: {text:?}: {result:?}\n{lark}"
         );
     }
+}
+
+#[rstest]
+#[case::closed("hm</think><|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::ended_by_the_section("hm<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::redundant_opener("<think>hm</think><|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::closer_then_section_inside(
+    "hm</think>x<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>",
+    false
+)]
+#[case::closer_before_the_opener_that_ends_it("a</think>b<|s|>", false)]
+fn reasoning_ended_by_calls(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = kimi_like();
+    if let Some(reasoning) = &mut format.reasoning {
+        reasoning.ended_by_calls = true;
+    }
+    let constraint = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Inside,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    // A lazy grammar's trigger is then any opener, even inside reasoning.
+    let lazy = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Inside,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert_eq!(lazy.triggers.patterns, ["^[\\s\\S]*?(<\\|s\\|>)"]);
 }
