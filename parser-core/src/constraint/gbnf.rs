@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::grammar::{Grammar, Node, text_automaton};
+use super::grammar::{Grammar, Move, Node, text_automaton};
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
 pub(crate) fn render(grammar: &Grammar) -> String {
@@ -145,17 +145,26 @@ impl Rules {
             .map(|state| self.fresh(&format!("text{base}-s{state}")))
             .collect();
         for state in &automaton.states {
+            // Characters that keep no marker prefix go back to state 0 together, as one class; only
+            // the others are spelled out.
+            let special: Vec<char> = state
+                .moves
+                .iter()
+                .filter(|(_, next)| *next != Move::To(0))
+                .map(|(c, _)| *c)
+                .collect();
             let mut alternatives = Vec::new();
-            if let Some(class) = negated_class(&automaton.alphabet) {
+            if let Some(class) = negated_class(&special) {
                 alternatives.push(format!("{class} {}", names[0]));
             }
             for (c, next) in &state.moves {
                 match next {
-                    super::grammar::Move::To(to) => {
+                    Move::To(0) => {}
+                    Move::To(to) => {
                         alternatives.push(format!("{} {}", literal(&c.to_string()), names[*to]))
                     }
-                    super::grammar::Move::Done => alternatives.push(literal(&c.to_string())),
-                    super::grammar::Move::Refused => {}
+                    Move::Done => alternatives.push(literal(&c.to_string())),
+                    Move::Refused => {}
                 }
             }
             if until.is_none() {

@@ -65,7 +65,6 @@ pub(crate) struct State {
 /// distinct proper prefix of a marker (state 0: with none).
 #[derive(Clone, Debug)]
 pub(crate) struct Automaton {
-    pub(crate) alphabet: Vec<char>,
     pub(crate) states: Vec<State>,
 }
 
@@ -129,7 +128,7 @@ pub(crate) fn text_automaton(exclude: &[String], until: Option<&str>) -> Automat
             State { moves }
         })
         .collect();
-    Automaton { alphabet, states }
+    Automaton { states }
 }
 
 /// Writes `grammar` in llguidance's Lark dialect; its first rule becomes `start`.
