@@ -13,9 +13,9 @@
 //! .unwrap();
 //! let options = ParseOptions::new().with_tools(Arc::new(tools));
 //! let constraint = parser_kimi::constraint::k2(&options, &ConstraintRequest::default()).unwrap();
-//! // `auto`: the grammar applies from the section opener on.
+//! // `auto`: the grammar applies from the section opener on (or a call's: a call may stand alone).
 //! assert!(constraint.lazy);
-//! assert_eq!(constraint.triggers.words, ["<|tool_calls_section_begin|>"]);
+//! assert_eq!(constraint.triggers.words, ["<|tool_calls_section_begin|>", "<|tool_call_begin|>"]);
 //! assert!(constraint.lark.contains(r#""functions.get_weather" ":" /[0-9]+/"#));
 //! ```
 
@@ -46,6 +46,8 @@ pub fn kimi_format(open: &'static str, close: &'static str) -> FormatDescription
         }),
         calls: CallFormat {
             section: Some((SECTION_BEGIN.into(), SECTION_END.into())),
+            // "A call may stand without a section around it."
+            section_optional: true,
             call_begin: CALL_BEGIN.into(),
             name: CallName::Tagged {
                 prefix: ID_PREFIX.into(),

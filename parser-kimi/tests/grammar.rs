@@ -18,8 +18,8 @@ use rstest::rstest;
 use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads more than the format, and
-/// the grammar holds the model to the format (ids `functions.NAME:IDX`, calls in a section, nothing
-/// after it).
+/// the grammar holds the model to the format (ids `functions.NAME:IDX`, every call closed, nothing
+/// after the calls).
 const REFUSED: &[&str] = &[
     // Ids without the `functions.` prefix, or not ending in `:IDX`.
     "vllm/kimi_k2/no_functions_prefix",
@@ -29,7 +29,7 @@ const REFUSED: &[&str] = &[
     "sglang/kimi/k2_complete_parsing",
     // An id without the `functions.` prefix.
     "sglang/kimi/k2_namespaced_name_kept",
-    // Calls without a section around them.
+    // Calls without `<|tool_call_end|>` (the output stops after the arguments).
     "llama_cpp/kimi_k2/Kimi-K2-Thinking-L2058",
     "llama_cpp/kimi_k2/Kimi-K2-Thinking-L2075",
 ];
@@ -78,6 +78,7 @@ fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Co
 #[case::text_instead_of_a_call("x</think>It is sunny in Paris.", true, false)]
 #[case::two_calls(&format!("x{THINK_CLOSE}{TWO}"), true, true)]
 #[case::two_calls_when_parallel_is_off(&format!("x{THINK_CLOSE}{TWO}"), false, false)]
+#[case::bare_call(&format!("x{THINK_CLOSE}{}", PARIS.replace("<|tool_calls_section_begin|>", "").replace(SECTION_END, "")), true, true)]
 #[case::section_not_closed(&format!("x{THINK_CLOSE}{}", PARIS.trim_end_matches(SECTION_END)), true, false)]
 #[case::call_not_closed(&format!("x{THINK_CLOSE}{}", PARIS.replace(CALL_END, "")), true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {

@@ -45,6 +45,7 @@ pub fn hermes_format(reasoning: bool) -> FormatDescription {
         }),
         calls: CallFormat {
             section: None,
+            section_optional: false,
             call_begin: TOOL_CALL.into(),
             name: CallName::JsonFields {
                 name: fields.name[0].into(),

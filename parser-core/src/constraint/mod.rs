@@ -42,6 +42,7 @@
 //!     }),
 //!     calls: CallFormat {
 //!         section: None,
+//!         section_optional: false,
 //!         call_begin: "<tool_call>".into(),
 //!         name: CallName::JsonFields { name: "name".into(), arguments: "arguments".into() },
 //!         call_end: "</tool_call>".into(),
@@ -220,6 +221,8 @@ pub enum CallName {
 pub struct CallFormat {
     /// Markers around all the calls of a turn (Kimi's section), if the format has them.
     pub section: Option<(Cow<'static, str>, Cow<'static, str>)>,
+    /// With a section: calls may also stand without it (the parser reads a bare call too).
+    pub section_optional: bool,
     /// Opens each call.
     pub call_begin: Cow<'static, str>,
     /// How the name and arguments are written.
@@ -393,6 +396,9 @@ impl FormatDescription {
     /// The markers that open a call block.
     fn openers(&self) -> Vec<String> {
         match &self.calls.section {
+            Some((begin, _)) if self.calls.section_optional => {
+                vec![begin.to_string(), self.calls.call_begin.to_string()]
+            }
             Some((begin, _)) => vec![begin.to_string()],
             None => vec![self.calls.call_begin.to_string()],
         }
@@ -506,7 +512,9 @@ impl FormatDescription {
             }
             Node::Seq(items)
         };
-        let (block, tail) = match &calls.section {
+        // (opener, the block after it) for each way a call block can open.
+        let mut openings = Vec::new();
+        let block = match &calls.section {
             Some((begin, end)) => {
                 let tail = Node::Seq(vec![
                     Node::Ws,
@@ -514,18 +522,28 @@ impl FormatDescription {
                     Node::Ws,
                     Node::Lit(end.to_string()),
                 ]);
-                (
-                    Node::Seq(vec![
-                        Node::Lit(begin.to_string()),
-                        Node::Ref("calls_tail".into()),
-                    ]),
-                    tail,
-                )
+                rules.push(("calls_tail".into(), tail));
+                openings.push((begin.to_string(), "calls_tail"));
+                let section = Node::Seq(vec![
+                    Node::Lit(begin.to_string()),
+                    Node::Ref("calls_tail".into()),
+                ]);
+                if calls.section_optional {
+                    rules.push(("bare_calls".into(), sequence(Node::Ref("call".into()))));
+                    rules.push(("bare_tail".into(), sequence(any_of("tail"))));
+                    openings.push((calls.call_begin.to_string(), "bare_tail"));
+                    Node::Alt(vec![section, Node::Ref("bare_calls".into())])
+                } else {
+                    section
+                }
             }
-            None => (sequence(Node::Ref("call".into())), sequence(any_of("tail"))),
+            None => {
+                rules.push(("calls_tail".into(), sequence(any_of("tail"))));
+                openings.push((calls.call_begin.to_string(), "calls_tail"));
+                sequence(Node::Ref("call".into()))
+            }
         };
         rules.push(("calls".into(), block));
-        rules.push(("calls_tail".into(), tail));
 
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
@@ -575,19 +593,17 @@ impl FormatDescription {
                     let lead = Node::Opt(Box::new(open));
                     let mut ways = vec![Node::Seq(vec![lead.clone(), closed, body])];
                     if reasoning.ended_by_calls && !shape.tools.is_empty() {
-                        let opener = match &calls.section {
-                            Some((begin, _)) => begin.to_string(),
-                            None => calls.call_begin.to_string(),
-                        };
-                        ways.push(Node::Seq(vec![
-                            lead,
-                            Node::Text {
-                                exclude: markers.clone(),
-                                until: Some(opener),
-                            },
-                            Node::Ref("calls_tail".into()),
-                            Node::Ws,
-                        ]));
+                        for (opener, tail) in openings {
+                            ways.push(Node::Seq(vec![
+                                lead.clone(),
+                                Node::Text {
+                                    exclude: markers.clone(),
+                                    until: Some(opener),
+                                },
+                                Node::Ref(tail.into()),
+                                Node::Ws,
+                            ]));
+                        }
                     }
                     Node::Alt(ways)
                 }

@@ -101,16 +101,36 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     },
                     "end": end,
                 });
-                if shape.required {
-                    section
-                } else {
-                    json!({
+                match (shape.required, calls.section_optional) {
+                    (true, false) => section,
+                    (true, true) => json!({"type": "or", "elements": [
+                        section,
+                        {
+                            "type": "tags_with_separator",
+                            "tags": tags,
+                            "separator": calls.separator,
+                            "at_least_one": true,
+                            "stop_after_first": stop_after_first,
+                        },
+                    ]}),
+                    (false, false) => json!({
                         "type": "triggered_tags",
                         "triggers": [begin],
                         "tags": [section],
                         "at_least_one": false,
                         "stop_after_first": true,
-                    })
+                    }),
+                    (false, true) => {
+                        let mut all = vec![section];
+                        all.extend(tags.iter().cloned());
+                        json!({
+                            "type": "triggered_tags",
+                            "triggers": [begin, calls.call_begin],
+                            "tags": all,
+                            "at_least_one": false,
+                            "stop_after_first": stop_after_first,
+                        })
+                    }
                 }
             }
         }

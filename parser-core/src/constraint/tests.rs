@@ -98,6 +98,7 @@ fn hermes_like() -> FormatDescription {
         }),
         calls: CallFormat {
             section: None,
+            section_optional: false,
             call_begin: "<tool_call>".into(),
             name: CallName::JsonFields {
                 name: "name".into(),
@@ -120,6 +121,7 @@ fn kimi_like() -> FormatDescription {
         }),
         calls: CallFormat {
             section: Some(("<|s|>".into(), "<|/s|>".into())),
+            section_optional: false,
             call_begin: "<|c|>".into(),
             name: CallName::Tagged {
                 prefix: "functions.".into(),
@@ -446,4 +448,45 @@ fn reasoning_ended_by_calls(#[case] text: &str, #[case] accepted: bool) {
         )
         .unwrap();
     assert_eq!(lazy.triggers.patterns, ["^[\\s\\S]*?(<\\|s\\|>)"]);
+}
+
+#[rstest]
+#[case::section("<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::bare("<|c|>functions.now:0<|a|>{}<|/c|>", true)]
+#[case::bare_two(
+    "<|c|>functions.now:0<|a|>{}<|/c|>\n<|c|>functions.now:1<|a|>{}<|/c|>",
+    true
+)]
+#[case::bare_then_section("<|c|>functions.now:0<|a|>{}<|/c|><|s|><|/s|>", false)]
+#[case::reasoning_ended_by_a_bare_call("hm<|c|>functions.now:0<|a|>{}<|/c|>", true)]
+fn optional_section(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = kimi_like();
+    format.calls.section_optional = true;
+    if let Some(reasoning) = &mut format.reasoning {
+        reasoning.ended_by_calls = true;
+    }
+    let start = if text.starts_with("hm") {
+        ReasoningStart::Inside
+    } else {
+        ReasoningStart::Off
+    };
+    let constraint = format
+        .constraint(Some(&tools()), start, &request(ToolChoice::Required, true))
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    let lazy = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert_eq!(lazy.triggers.words, ["<|s|>", "<|c|>"]);
+    assert_eq!(
+        lazy.structural_tag["format"]["triggers"],
+        json!(["<|s|>", "<|c|>"])
+    );
 }
