@@ -104,6 +104,7 @@
 #![deny(missing_docs)]
 
 mod compose;
+pub mod constraint;
 mod deltas;
 mod error;
 pub mod intern;

@@ -42,12 +42,20 @@ pub struct ToolSchema {
     /// The function name.
     pub name: String,
     params: HashMap<String, ValueType>,
+    /// The `parameters` JSON schema as the request gave it (`{"type": "object"}` when it gave none).
+    parameters: Value,
 }
 
 impl ToolSchema {
     /// The declared type of parameter `name`, if the schema declares it.
     pub fn param(&self, name: &str) -> Option<&ValueType> {
         self.params.get(name)
+    }
+
+    /// The tool's `parameters` JSON schema, as the request gave it (`{"type": "object"}` when it gave
+    /// none): what constrained decoding holds the arguments to.
+    pub fn parameters(&self) -> &Value {
+        &self.parameters
     }
 
     /// True when the schema declares at least one parameter.
@@ -106,6 +114,9 @@ impl Tools {
             tools.push(ToolSchema {
                 name: name.to_owned(),
                 params,
+                parameters: schema
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({"type": "object"})),
             });
         }
         Ok(Tools { tools })

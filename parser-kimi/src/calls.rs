@@ -318,7 +318,7 @@ fn id_name(id: &str) -> Option<IdName<'_>> {
     if is_index(id) {
         return Some(IdName::Counter);
     }
-    let (head, index) = id.rsplit_once(':')?;
+    let (head, index) = id.rsplit_once(ID_INDEX_SEPARATOR)?;
     if !is_index(index) {
         return None;
     }

@@ -80,6 +80,7 @@
 #![deny(missing_docs)]
 
 mod calls;
+pub mod constraint;
 pub mod markers;
 
 use parser_core::{

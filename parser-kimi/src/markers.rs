@@ -43,6 +43,8 @@ pub const ARGUMENT_BEGIN: &str = "<|tool_call_argument_begin|>";
 pub const CALL_END: &str = "<|tool_call_end|>";
 /// The prefix of a call id before the function name: `functions.NAME:IDX`.
 pub const ID_PREFIX: &str = "functions.";
+/// Separates the function name from the call counter in an id: `functions.NAME:IDX`.
+pub const ID_INDEX_SEPARATOR: &str = ":";
 
 /// Every marker that opens a call block: while reasoning is still open, one of these ends it.
 pub const BLOCK_OPENERS: &[&str] = &[SECTION_BEGIN, "<|tool_call_section_begin|>", CALL_BEGIN];

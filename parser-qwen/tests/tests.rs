@@ -6,4 +6,5 @@ use parser_qwen as _;
 
 mod behaviour;
 mod corpus;
+mod grammar;
 mod properties;

@@ -1,0 +1,690 @@
+//! Constrained decoding: the grammar and triggers of a format, from the description its parser uses.
+//!
+//! A server that constrains generation (`tool_choice: required`, a named function, strict tools, a
+//! `response_format`) needs the format's grammar in its engine's language. A family describes its
+//! format once, as a [`FormatDescription`] filled from the same marker constants its parser scans for;
+//! [`FormatDescription::constraint`] renders, for one request:
+//!
+//! - [`Constraint::lark`]: llguidance's Lark dialect, arguments as `%json {schema}`;
+//! - [`Constraint::gbnf`]: llama.cpp's GBNF, arguments through our JSON-schema converter (what it
+//!   constrains is listed under [`json_schema_to_gbnf`]);
+//! - [`Constraint::structural_tag`]: an xgrammar structural tag (what vLLM and SGLang take);
+//! - [`Constraint::triggers`] and [`Constraint::lazy`]: when the grammar applies;
+//! - [`Constraint::preserved_tokens`]: the markers the detokenizer must keep.
+//!
+//! The request decides the shape: [`ToolChoice`] `none` allows no call, `auto` any number of calls
+//! after free content (a *lazy* grammar, see below), `required` and a named function at least one call
+//! and no content; `parallel_tool_calls: false` allows one call at most. Where the prompt leaves the
+//! output ([`ReasoningStart`]) decides the reasoning: inside it, free reasoning up to the closing
+//! marker; optional, a whole reasoning block may open the output; off, none.
+//!
+//! # Coverage: whole output, or from the trigger
+//! A grammar that is not lazy covers the whole output, from its first token. A lazy grammar (`auto`
+//! with tools and no `response_format`) covers the output from the first trigger on, trigger included,
+//! as llama.cpp applies lazy grammars: the text before it (reasoning and content) is free. The
+//! [`Triggers`] say where that is: `words` are the literal openers; each of `patterns` is a regex over
+//! the whole output so far (llama.cpp's `PATTERN_FULL`: `[\s\S]`, no flags) whose first capture group
+//! is the trigger, with the reasoning the prompt leaves open or allows skipped first, so that an opener
+//! written inside reasoning does not fire.
+//!
+//! ```
+//! use parser_core::constraint::{
+//!     CallFormat, CallName, ConstraintRequest, FormatDescription, ReasoningMarkers, ReasoningStart,
+//!     ToolChoice,
+//! };
+//! use parser_core::Tools;
+//!
+//! let format = FormatDescription {
+//!     reasoning: Some(ReasoningMarkers {
+//!         open: "<think>".into(),
+//!         close: "</think>".into(),
+//!         ended_by_calls: false,
+//!     }),
+//!     calls: CallFormat {
+//!         section: None,
+//!         section_optional: false,
+//!         call_begin: "<tool_call>".into(),
+//!         name: CallName::JsonFields { name: "name".into(), arguments: "arguments".into() },
+//!         call_end: "</tool_call>".into(),
+//!         padding: "\n".into(),
+//!         separator: "\n".into(),
+//!     },
+//!     reserved: vec![],
+//! };
+//! let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {
+//!     "name": "get_weather",
+//!     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+//! }}]))
+//! .unwrap();
+//! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
+//! let constraint = format.constraint(Some(&tools), ReasoningStart::Off, &request).unwrap();
+//! assert!(!constraint.lazy);
+//! assert!(constraint.lark.contains(r#"%json {"#));
+//! assert!(constraint.lark.contains(r#""city":{"type":"string"}"#));
+//! assert!(constraint.gbnf.starts_with("root ::= "));
+//! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
+//! ```
+
+mod gbnf;
+mod grammar;
+mod structural;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind};
+use crate::message::Stage;
+use crate::options::ParseOptions;
+use crate::registry::ParserEntry;
+use crate::schema::{ToolSchema, Tools};
+use crate::stage::StageDetector;
+
+use grammar::{Grammar, Node};
+
+/// The request's `tool_choice`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// No call may be made.
+    None,
+    /// Calls may be made, or not (the default).
+    #[default]
+    Auto,
+    /// At least one call must be made.
+    Required,
+    /// This function must be called (and no other).
+    Function(String),
+}
+
+/// The request's `response_format`: what content must be when no call is made.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ResponseFormat {
+    /// Free text (the default; OpenAI's `{"type": "text"}`).
+    #[default]
+    Text,
+    /// JSON valid against this schema (OpenAI's `{"type": "json_schema", "json_schema": {"schema": …}}`).
+    JsonSchema(Value),
+}
+
+/// What one request asks of the output, beside the tools (which come with [`ParseOptions::tools`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstraintRequest {
+    /// Whether calls are forbidden, allowed, required, or one function is required.
+    pub tool_choice: ToolChoice,
+    /// Whether more than one call may be made (OpenAI's default: `true`).
+    pub parallel_tool_calls: bool,
+    /// What content must be.
+    pub response_format: ResponseFormat,
+}
+
+impl Default for ConstraintRequest {
+    fn default() -> Self {
+        ConstraintRequest {
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
+            response_format: ResponseFormat::Text,
+        }
+    }
+}
+
+/// Where the prompt leaves the output, for the reasoning part of the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReasoningStart {
+    /// The output starts inside reasoning: free reasoning, then the closing marker.
+    Inside,
+    /// The output may open a reasoning block (opening marker, free reasoning, closing marker) first.
+    Optional,
+    /// No reasoning: thinking is off, or the format has none.
+    Off,
+}
+
+impl ReasoningStart {
+    /// Decides from the request as a parser's stage detection does: the output starts inside reasoning
+    /// when the detector says so (with `default` for a prompt that says nothing); it starts in the answer
+    /// with thinking *off* when something explicit says so (the stage option, the prompt tail, the
+    /// prompt's token ids, or — when `follows_switch` — `enable_thinking: false`); otherwise the model
+    /// may still open reasoning itself.
+    ///
+    /// ```
+    /// use parser_core::constraint::ReasoningStart;
+    /// use parser_core::{ParseOptions, Stage, StageDetector};
+    /// static DETECT: StageDetector = StageDetector::new(&["<think>"], &["</think>"], &["<|im_start|>assistant"]);
+    /// let tail = |t: &str| ParseOptions::new().with_prompt_tail(t);
+    /// let start = |o: &ParseOptions| ReasoningStart::detect(&DETECT, o, Stage::Content, true);
+    /// assert_eq!(start(&tail("<|im_start|>assistant\n<think>\n")), ReasoningStart::Inside);
+    /// assert_eq!(start(&tail("<|im_start|>assistant\n<think>\n\n</think>\n\n")), ReasoningStart::Off);
+    /// assert_eq!(start(&tail("<|im_start|>assistant\n")), ReasoningStart::Optional);
+    /// assert_eq!(start(&ParseOptions::new().with_enable_thinking(Some(false))), ReasoningStart::Off);
+    /// ```
+    pub fn detect(
+        detector: &StageDetector,
+        options: &ParseOptions,
+        default: Stage,
+        follows_switch: bool,
+    ) -> ReasoningStart {
+        let resolve = |default| {
+            if follows_switch {
+                detector.resolve(options, default)
+            } else {
+                detector.resolve_without_switch(options, default)
+            }
+        };
+        if resolve(default) == Stage::Reasoning {
+            ReasoningStart::Inside
+        } else if resolve(Stage::Reasoning) == Stage::Content {
+            ReasoningStart::Off
+        } else {
+            ReasoningStart::Optional
+        }
+    }
+}
+
+/// The markers around reasoning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReasoningMarkers {
+    /// Opens reasoning (`<think>`).
+    pub open: Cow<'static, str>,
+    /// Closes reasoning (`</think>`).
+    pub close: Cow<'static, str>,
+    /// True when a call block that opens inside reasoning ends it (the parser's
+    /// `BlockInReasoning::EndsReasoning`): where the output starts inside reasoning, the reasoning may
+    /// end at the block's opener instead of the closing marker.
+    pub ended_by_calls: bool,
+}
+
+/// How a call names its function and where its JSON arguments go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallName {
+    /// The call is a JSON object `{"NAME": "function", "ARGUMENTS": {…}}` (Hermes).
+    JsonFields {
+        /// The key of the function name (`name`).
+        name: Cow<'static, str>,
+        /// The key of the arguments object (`arguments`).
+        arguments: Cow<'static, str>,
+    },
+    /// The name stands between literals, the arguments object after them:
+    /// `PREFIX NAME [INDEX_SEPARATOR DIGITS] SUFFIX {…}` (Kimi: `functions.NAME:0<|tool_call_argument_begin|>`).
+    Tagged {
+        /// Before the name (`functions.`; may be empty).
+        prefix: Cow<'static, str>,
+        /// Before a call counter after the name (`:`), when the format writes one.
+        index_separator: Option<Cow<'static, str>>,
+        /// After the name (and counter), before the arguments (`<|tool_call_argument_begin|>`).
+        suffix: Cow<'static, str>,
+    },
+}
+
+/// The call envelope of a format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallFormat {
+    /// Markers around all the calls of a turn (Kimi's section), if the format has them.
+    pub section: Option<(Cow<'static, str>, Cow<'static, str>)>,
+    /// With a section: calls may also stand without it (the parser reads a bare call too).
+    pub section_optional: bool,
+    /// Opens each call.
+    pub call_begin: Cow<'static, str>,
+    /// How the name and arguments are written.
+    pub name: CallName,
+    /// Closes each call.
+    pub call_end: Cow<'static, str>,
+    /// The whitespace a model writes inside a call, after `call_begin` and before `call_end` (Hermes:
+    /// a newline), for the structural tag, whose tag boundaries are exact strings. The grammars accept
+    /// any whitespace there.
+    pub padding: Cow<'static, str>,
+    /// Written between two calls (whitespace: the grammars accept any whitespace between calls).
+    pub separator: Cow<'static, str>,
+}
+
+/// A format, as far as constrained decoding needs it: filled from a family's marker constants (or,
+/// later, from a template analysis), so that the grammar follows the markers the parser reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatDescription {
+    /// The reasoning markers, if the format has reasoning.
+    pub reasoning: Option<ReasoningMarkers>,
+    /// The call envelope.
+    pub calls: CallFormat,
+    /// Other markers free text must not contain (end-of-turn tokens, other spellings of the openers).
+    pub reserved: Vec<Cow<'static, str>>,
+}
+
+/// When a lazy grammar starts to apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Triggers {
+    /// Literal openers: the grammar applies from the first one written.
+    pub words: Vec<String>,
+    /// Regexes over the whole output so far (llama.cpp's `PATTERN_FULL`): the grammar applies from
+    /// the start of the first capture group.
+    pub patterns: Vec<String>,
+}
+
+/// The constraint of one request, in every engine's language.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constraint {
+    /// llguidance's Lark dialect; arguments as `%json {schema}`.
+    pub lark: String,
+    /// llama.cpp's GBNF (root rule `root`).
+    pub gbnf: String,
+    /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang.
+    pub structural_tag: Value,
+    /// Where a lazy grammar starts to apply (empty when the grammar is not lazy).
+    pub triggers: Triggers,
+    /// True when the grammars cover the output from the first trigger on, not from its first token.
+    pub lazy: bool,
+    /// The format's markers, which the detokenizer must keep (llama.cpp's `preserved_tokens`).
+    pub preserved_tokens: Vec<String>,
+}
+
+/// A family's constraint builder, registered beside its [`ParserEntry`] (by the entry's name).
+///
+/// ```ignore
+/// parser_core::inventory::submit! {
+///     ConstraintEntry { parser: "qwen3", build: constraint_qwen3 }
+/// }
+/// ```
+#[derive(Debug)]
+pub struct ConstraintEntry {
+    /// The [`ParserEntry::name`] this builds constraints for.
+    pub parser: &'static str,
+    /// Builds the constraint of one request.
+    pub build: fn(&ParseOptions, &ConstraintRequest) -> Result<Constraint, Error>,
+}
+
+inventory::collect!(ConstraintEntry);
+
+impl ParserEntry {
+    /// The constraint of one request for this parser's format, or `None` when its family does not
+    /// describe its format for constrained decoding yet.
+    pub fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Option<Result<Constraint, Error>> {
+        inventory::iter::<ConstraintEntry>
+            .into_iter()
+            .find(|entry| entry.parser == self.name)
+            .map(|entry| (entry.build)(options, request))
+    }
+}
+
+/// A JSON schema as a standalone GBNF grammar (root rule `root`).
+///
+/// Constrained: `type` (one or several), `enum`, `const`, `properties` in declared order with
+/// `required`, `additionalProperties: false` (otherwise more keys with any value may follow),
+/// `items` with `minItems`/`maxItems`, `anyOf`/`oneOf` (as alternatives), `minLength`/`maxLength`.
+/// Not constrained (any value of the type passes): numeric bounds, `multipleOf`, `pattern`, `format`,
+/// `patternProperties`, `propertyNames`, `min`/`maxProperties`, `uniqueItems`, `contains`,
+/// `prefixItems`, `allOf`, `not`, `if`/`then`/`else`, `$ref`.
+///
+/// ```
+/// let gbnf = parser_core::constraint::json_schema_to_gbnf(&serde_json::json!({"enum": ["a", 1]}));
+/// assert_eq!(gbnf, "root ::= args\nargs ::= ( \"\\\"a\\\"\" | \"1\" )\n");
+/// ```
+pub fn json_schema_to_gbnf(schema: &Value) -> String {
+    gbnf::schema_grammar(schema)
+}
+
+impl FormatDescription {
+    /// The constraint of one request: `tools` are the request's tools, `start` where the prompt leaves
+    /// the output.
+    ///
+    /// Errors: a named function that is not among the tools, or `required` without tools.
+    pub fn constraint(
+        &self,
+        tools: Option<&Tools>,
+        start: ReasoningStart,
+        request: &ConstraintRequest,
+    ) -> Result<Constraint, Error> {
+        let all: Vec<&ToolSchema> = tools.map(|t| t.iter().collect()).unwrap_or_default();
+        let (tools, required): (Vec<&ToolSchema>, bool) = match &request.tool_choice {
+            ToolChoice::None => (Vec::new(), false),
+            ToolChoice::Auto => (all, false),
+            ToolChoice::Required => {
+                if all.is_empty() {
+                    return Err(Error::new(ErrorKind::InvalidOption(
+                        "tool_choice `required` needs at least one tool".into(),
+                    )));
+                }
+                (all, true)
+            }
+            ToolChoice::Function(name) => {
+                let chosen: Vec<&ToolSchema> =
+                    all.into_iter().filter(|tool| &tool.name == name).collect();
+                if chosen.is_empty() {
+                    return Err(Error::new(ErrorKind::InvalidTools(format!(
+                        "tool_choice names `{name}`, which is not among the request's tools"
+                    ))));
+                }
+                (chosen, true)
+            }
+        };
+        let start = if self.reasoning.is_none() {
+            ReasoningStart::Off
+        } else {
+            start
+        };
+        let json = match &request.response_format {
+            ResponseFormat::Text => None,
+            ResponseFormat::JsonSchema(schema) => Some(schema),
+        };
+        let lazy = !tools.is_empty() && !required && json.is_none();
+        let shape = Shape {
+            tools: &tools,
+            required,
+            parallel: request.parallel_tool_calls,
+            start,
+            json,
+            lazy,
+        };
+        let grammar = self.grammar(&shape);
+        let triggers = if lazy {
+            self.triggers(start)
+        } else {
+            Triggers::default()
+        };
+        Ok(Constraint {
+            lark: grammar::render_lark(&grammar),
+            gbnf: gbnf::render(&grammar),
+            structural_tag: structural::render(self, &shape),
+            triggers,
+            lazy,
+            preserved_tokens: self.preserved_tokens(),
+        })
+    }
+
+    /// The markers that open a call block.
+    fn openers(&self) -> Vec<String> {
+        match &self.calls.section {
+            Some((begin, _)) if self.calls.section_optional => {
+                vec![begin.to_string(), self.calls.call_begin.to_string()]
+            }
+            Some((begin, _)) => vec![begin.to_string()],
+            None => vec![self.calls.call_begin.to_string()],
+        }
+    }
+
+    /// Every marker free text must avoid: reasoning markers, call framing openers, reserved tokens.
+    fn markers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(reasoning) = &self.reasoning {
+            out.push(reasoning.open.to_string());
+            out.push(reasoning.close.to_string());
+        }
+        if let Some((begin, _)) = &self.calls.section {
+            out.push(begin.to_string());
+        }
+        out.push(self.calls.call_begin.to_string());
+        out.extend(self.reserved.iter().map(|m| m.to_string()));
+        out.retain(|m| !m.is_empty());
+        out.dedup();
+        out
+    }
+
+    fn preserved_tokens(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |m: &str| {
+            if !m.is_empty() && !out.iter().any(|o| o == m) {
+                out.push(m.to_owned());
+            }
+        };
+        if let Some(reasoning) = &self.reasoning {
+            add(&reasoning.open);
+            add(&reasoning.close);
+        }
+        if let Some((begin, end)) = &self.calls.section {
+            add(begin);
+            add(end);
+        }
+        add(&self.calls.call_begin);
+        if let CallName::Tagged { suffix, .. } = &self.calls.name {
+            add(suffix);
+        }
+        add(&self.calls.call_end);
+        out
+    }
+
+    fn triggers(&self, start: ReasoningStart) -> Triggers {
+        let words = self.openers();
+        let opener = words
+            .iter()
+            .map(|w| ecma_escape(w))
+            .collect::<Vec<_>>()
+            .join("|");
+        let pattern = match (&self.reasoning, start) {
+            (Some(r), ReasoningStart::Inside) if !r.ended_by_calls => {
+                format!("^[\\s\\S]*?{}[\\s\\S]*?({opener})", ecma_escape(&r.close))
+            }
+            (Some(r), ReasoningStart::Optional) => format!(
+                "^(?:\\s*{}[\\s\\S]*?{})?[\\s\\S]*?({opener})",
+                ecma_escape(&r.open),
+                ecma_escape(&r.close)
+            ),
+            _ => format!("^[\\s\\S]*?({opener})"),
+        };
+        Triggers {
+            words,
+            patterns: vec![pattern],
+        }
+    }
+
+    /// The grammar tree of one request.
+    ///
+    /// Rules: `call_i` (one call of tool `i`) is `call_begin` then `tail_i`; `calls` is the call block
+    /// (section or calls) and `calls_tail` the same block after its first marker, for a reasoning that
+    /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
+    fn grammar(&self, shape: &Shape<'_>) -> Grammar {
+        let markers = self.markers();
+        let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
+        let calls = &self.calls;
+        for (at, tool) in shape.tools.iter().enumerate() {
+            rules.push((
+                format!("call_{at}"),
+                Node::Seq(vec![
+                    Node::Lit(calls.call_begin.to_string()),
+                    Node::Ref(format!("tail_{at}")),
+                ]),
+            ));
+            rules.push((format!("tail_{at}"), self.call_tail(tool)));
+        }
+        let any_of = |prefix: &str| {
+            Node::Alt(
+                (0..shape.tools.len())
+                    .map(|at| Node::Ref(format!("{prefix}_{at}")))
+                    .collect(),
+            )
+        };
+        rules.push(("call".into(), any_of("call")));
+        let more = || {
+            let separator = calls.separator.trim();
+            let mut next = vec![Node::Ws];
+            if !separator.is_empty() {
+                next.push(Node::Lit(separator.to_owned()));
+                next.push(Node::Ws);
+            }
+            next.push(Node::Ref("call".into()));
+            Node::Star(Box::new(Node::Seq(next)))
+        };
+        let sequence = |first: Node| {
+            let mut items = vec![first];
+            if shape.parallel {
+                items.push(more());
+            }
+            Node::Seq(items)
+        };
+        // (opener, the block after it) for each way a call block can open.
+        let mut openings = Vec::new();
+        let block = match &calls.section {
+            Some((begin, end)) => {
+                let tail = Node::Seq(vec![
+                    Node::Ws,
+                    sequence(Node::Ref("call".into())),
+                    Node::Ws,
+                    Node::Lit(end.to_string()),
+                ]);
+                rules.push(("calls_tail".into(), tail));
+                openings.push((begin.to_string(), "calls_tail"));
+                let section = Node::Seq(vec![
+                    Node::Lit(begin.to_string()),
+                    Node::Ref("calls_tail".into()),
+                ]);
+                if calls.section_optional {
+                    rules.push(("bare_calls".into(), sequence(Node::Ref("call".into()))));
+                    rules.push(("bare_tail".into(), sequence(any_of("tail"))));
+                    openings.push((calls.call_begin.to_string(), "bare_tail"));
+                    Node::Alt(vec![section, Node::Ref("bare_calls".into())])
+                } else {
+                    section
+                }
+            }
+            None => {
+                rules.push(("calls_tail".into(), sequence(any_of("tail"))));
+                openings.push((calls.call_begin.to_string(), "calls_tail"));
+                sequence(Node::Ref("call".into()))
+            }
+        };
+        rules.push(("calls".into(), block));
+
+        let answer = match shape.json {
+            Some(schema) => Some(Node::Seq(vec![
+                Node::Ws,
+                Node::Json(schema.clone()),
+                Node::Ws,
+            ])),
+            None if shape.tools.is_empty() => Some(Node::Text {
+                exclude: markers.clone(),
+                until: None,
+            }),
+            None => None,
+        };
+        let tool_calls = Node::Seq(vec![Node::Ws, Node::Ref("calls".into()), Node::Ws]);
+        let body = if shape.lazy {
+            // From the trigger on: the call block, then the end of the output.
+            Node::Seq(vec![Node::Ref("calls".into()), Node::Ws])
+        } else if shape.tools.is_empty() {
+            answer.unwrap_or(Node::Seq(Vec::new()))
+        } else if shape.required {
+            tool_calls
+        } else {
+            match answer {
+                Some(answer) => Node::Alt(vec![answer, tool_calls]),
+                None => tool_calls,
+            }
+        };
+        let start = match (&self.reasoning, shape.start) {
+            (Some(reasoning), ReasoningStart::Inside | ReasoningStart::Optional) if !shape.lazy => {
+                let inside: Vec<String> = markers
+                    .iter()
+                    .filter(|m| **m != reasoning.close)
+                    .cloned()
+                    .collect();
+                let closed = Node::Text {
+                    exclude: inside,
+                    until: Some(reasoning.close.to_string()),
+                };
+                let open = Node::Lit(reasoning.open.to_string());
+                if shape.start == ReasoningStart::Optional {
+                    Node::Seq(vec![
+                        Node::Opt(Box::new(Node::Seq(vec![open, closed]))),
+                        body,
+                    ])
+                } else {
+                    // A redundant opener at the very start is dropped by the reasoning parser.
+                    let lead = Node::Opt(Box::new(open));
+                    let mut ways = vec![Node::Seq(vec![lead.clone(), closed, body])];
+                    if reasoning.ended_by_calls && !shape.tools.is_empty() {
+                        for (opener, tail) in openings {
+                            ways.push(Node::Seq(vec![
+                                lead.clone(),
+                                Node::Text {
+                                    exclude: markers.clone(),
+                                    until: Some(opener),
+                                },
+                                Node::Ref(tail.into()),
+                                Node::Ws,
+                            ]));
+                        }
+                    }
+                    Node::Alt(ways)
+                }
+            }
+            _ => body,
+        };
+        rules[0].1 = start;
+        if shape.tools.is_empty() {
+            rules.truncate(1);
+        }
+        Grammar { rules }
+    }
+
+    /// One call of `tool`, after its `call_begin`.
+    fn call_tail(&self, tool: &ToolSchema) -> Node {
+        let calls = &self.calls;
+        let name = serde_json::to_string(&tool.name).unwrap_or_default();
+        let args = Node::Json(tool.parameters().clone());
+        let mut items = vec![Node::Ws];
+        match &calls.name {
+            CallName::JsonFields {
+                name: name_key,
+                arguments,
+            } => {
+                let key = |k: &str| Node::Lit(serde_json::to_string(k).unwrap_or_default());
+                items.extend([
+                    Node::Lit("{".into()),
+                    Node::Ws,
+                    key(name_key),
+                    Node::Ws,
+                    Node::Lit(":".into()),
+                    Node::Ws,
+                    Node::Lit(name),
+                    Node::Ws,
+                    Node::Lit(",".into()),
+                    Node::Ws,
+                    key(arguments),
+                    Node::Ws,
+                    Node::Lit(":".into()),
+                    Node::Ws,
+                    args,
+                    Node::Ws,
+                    Node::Lit("}".into()),
+                ]);
+            }
+            CallName::Tagged {
+                prefix,
+                index_separator,
+                suffix,
+            } => {
+                items.push(Node::Lit(format!("{prefix}{}", tool.name)));
+                if let Some(separator) = index_separator {
+                    items.push(Node::Lit(separator.to_string()));
+                    items.push(Node::Digits);
+                }
+                items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
+            }
+        }
+        items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
+        Node::Seq(items)
+    }
+}
+
+/// What one request asks for, resolved.
+pub(crate) struct Shape<'a> {
+    pub(crate) tools: &'a [&'a ToolSchema],
+    pub(crate) required: bool,
+    pub(crate) parallel: bool,
+    pub(crate) start: ReasoningStart,
+    pub(crate) json: Option<&'a Value>,
+    pub(crate) lazy: bool,
+}
+
+/// `text` as an ECMAScript (and Rust) regex matching itself.
+fn ecma_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}/-".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

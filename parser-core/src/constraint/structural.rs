@@ -1,0 +1,166 @@
+//! The xgrammar structural tag of a request (`{"type": "structural_tag", "format": …}`).
+//!
+//! Each call is a `tag` whose `begin` holds the framing up to the arguments (with the name), whose
+//! content is the arguments' `json_schema`, and whose `end` closes the call; the calls are
+//! `triggered_tags` (free text, then calls) for `auto`, and `tags_with_separator` with `at_least_one`
+//! for `required` or a named function; `stop_after_first` when parallel calls are off. Reasoning is a
+//! `tag` around `any_text` before the rest.
+
+use serde_json::{Value, json};
+
+use super::{CallName, FormatDescription, ReasoningStart, Shape};
+
+pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
+    let calls = &format.calls;
+    let tags: Vec<Value> = shape
+        .tools
+        .iter()
+        .map(|tool| {
+            let schema = tool.parameters().clone();
+            let arguments = json!({"type": "json_schema", "json_schema": schema});
+            match &calls.name {
+                CallName::JsonFields {
+                    name,
+                    arguments: key,
+                } => json!({
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: {}, {}: ",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(name),
+                        quoted(&tool.name),
+                        quoted(key)
+                    ),
+                    "content": arguments,
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                }),
+                CallName::Tagged {
+                    prefix,
+                    index_separator,
+                    suffix,
+                } => {
+                    let begin =
+                        format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool.name);
+                    let content = match index_separator {
+                        Some(separator) => json!({"type": "sequence", "elements": [
+                            {"type": "const_string", "value": separator},
+                            {"type": "regex", "pattern": "[0-9]+"},
+                            {"type": "const_string", "value": suffix},
+                            arguments,
+                        ]}),
+                        None => json!({"type": "sequence", "elements": [
+                            {"type": "const_string", "value": suffix},
+                            arguments,
+                        ]}),
+                    };
+                    json!({
+                        "type": "tag",
+                        "begin": begin,
+                        "content": content,
+                        "end": format!("{}{}", calls.padding, calls.call_end),
+                    })
+                }
+            }
+        })
+        .collect();
+    let free = || json!({"type": "any_text"});
+    let answer = match shape.json {
+        Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+        None => free(),
+    };
+    let rest = if tags.is_empty() {
+        answer
+    } else {
+        let stop_after_first = !shape.parallel;
+        match &calls.section {
+            None if shape.required => json!({
+                "type": "tags_with_separator",
+                "tags": tags,
+                "separator": calls.separator,
+                "at_least_one": true,
+                "stop_after_first": stop_after_first,
+            }),
+            None => json!({
+                "type": "triggered_tags",
+                "triggers": [calls.call_begin],
+                "tags": tags,
+                "at_least_one": false,
+                "stop_after_first": stop_after_first,
+            }),
+            Some((begin, end)) => {
+                let section = json!({
+                    "type": "tag",
+                    "begin": begin,
+                    "content": {
+                        "type": "tags_with_separator",
+                        "tags": tags,
+                        "separator": calls.separator,
+                        "at_least_one": true,
+                        "stop_after_first": stop_after_first,
+                    },
+                    "end": end,
+                });
+                match (shape.required, calls.section_optional) {
+                    (true, false) => section,
+                    (true, true) => json!({"type": "or", "elements": [
+                        section,
+                        {
+                            "type": "tags_with_separator",
+                            "tags": tags,
+                            "separator": calls.separator,
+                            "at_least_one": true,
+                            "stop_after_first": stop_after_first,
+                        },
+                    ]}),
+                    (false, false) => json!({
+                        "type": "triggered_tags",
+                        "triggers": [begin],
+                        "tags": [section],
+                        "at_least_one": false,
+                        "stop_after_first": true,
+                    }),
+                    (false, true) => {
+                        let mut all = vec![section];
+                        all.extend(tags.iter().cloned());
+                        json!({
+                            "type": "triggered_tags",
+                            "triggers": [begin, calls.call_begin],
+                            "tags": all,
+                            "at_least_one": false,
+                            "stop_after_first": stop_after_first,
+                        })
+                    }
+                }
+            }
+        }
+    };
+    let rest = match (shape.json, shape.tools.is_empty(), shape.required) {
+        (Some(_), false, false) => {
+            // Content as JSON, or calls.
+            let schema = shape.json.cloned().unwrap_or(Value::Null);
+            json!({"type": "or", "elements": [
+                {"type": "json_schema", "json_schema": schema},
+                rest,
+            ]})
+        }
+        _ => rest,
+    };
+    let format = match (&format.reasoning, shape.start) {
+        (Some(reasoning), ReasoningStart::Inside) => json!({"type": "sequence", "elements": [
+            {"type": "tag", "begin": "", "content": free(), "end": reasoning.close},
+            rest,
+        ]}),
+        (Some(reasoning), ReasoningStart::Optional) => json!({"type": "sequence", "elements": [
+            {"type": "optional", "content":
+                {"type": "tag", "begin": reasoning.open, "content": free(), "end": reasoning.close}},
+            rest,
+        ]}),
+        _ => rest,
+    };
+    json!({"type": "structural_tag", "format": format})
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}

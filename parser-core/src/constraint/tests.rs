@@ -1,0 +1,492 @@
+//! The renderers, checked by running their grammars: Lark directly through llguidance, GBNF through
+//! llguidance after a mechanical rewrite to Lark (`llg::gbnf_to_lark`), so that both grammars face the
+//! same texts.
+
+#[path = "../../tests-support/llg.rs"]
+mod llg;
+
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use super::*;
+
+/// Both renderings of a grammar as llguidance grammars: Lark as is, GBNF rewritten.
+fn both(constraint: &Constraint) -> [(&'static str, String); 2] {
+    [
+        ("lark", constraint.lark.clone()),
+        ("gbnf", llg::gbnf_to_lark(&constraint.gbnf)),
+    ]
+}
+
+#[rstest]
+#[case::string(json!({"type": "string"}), r#""a \"b\" \u00e9 é""#, true)]
+#[case::string_not_number(json!({"type": "string"}), "1", false)]
+#[case::string_min(json!({"type": "string", "minLength": 2}), r#""a""#, false)]
+#[case::string_max(json!({"type": "string", "maxLength": 2}), r#""abc""#, false)]
+#[case::string_in_bounds(json!({"type": "string", "minLength": 1, "maxLength": 3}), r#""ab""#, true)]
+#[case::integer(json!({"type": "integer"}), "-12", true)]
+#[case::integer_not_fraction(json!({"type": "integer"}), "1.5", false)]
+#[case::integer_no_leading_zero(json!({"type": "integer"}), "012", false)]
+#[case::number(json!({"type": "number"}), "-1.5e3", true)]
+#[case::boolean(json!({"type": "boolean"}), "false", true)]
+#[case::null(json!({"type": "null"}), "null", true)]
+#[case::type_list(json!({"type": ["string", "null"]}), "null", true)]
+#[case::type_list_refuses(json!({"type": ["string", "null"]}), "1", false)]
+#[case::enum_member(json!({"enum": ["celsius", "fahrenheit"]}), r#""celsius""#, true)]
+#[case::enum_other(json!({"enum": ["celsius", "fahrenheit"]}), r#""kelvin""#, false)]
+#[case::const_value(json!({"const": 3}), "3", true)]
+#[case::const_other(json!({"const": 3}), "4", false)]
+#[case::any_of(json!({"anyOf": [{"type": "integer"}, {"type": "boolean"}]}), "true", true)]
+#[case::any_of_refuses(json!({"anyOf": [{"type": "integer"}, {"type": "boolean"}]}), r#""x""#, false)]
+#[case::object_required(OBJECT.clone(), r#"{"city": "Paris"}"#, true)]
+#[case::object_all(OBJECT.clone(), r#"{ "city" : "Paris" , "days": 3, "unit": "celsius" }"#, true)]
+#[case::object_skips_optional(OBJECT.clone(), r#"{"city": "Paris", "unit": "celsius"}"#, true)]
+#[case::object_missing_required(OBJECT.clone(), r#"{"days": 3}"#, false)]
+#[case::object_empty(OBJECT.clone(), "{}", false)]
+#[case::object_closed(OBJECT.clone(), r#"{"city": "Paris", "extra": 1}"#, false)]
+#[case::object_wrong_type(OBJECT.clone(), r#"{"city": 1}"#, false)]
+#[case::object_order(OBJECT.clone(), r#"{"days": 3, "city": "Paris"}"#, false)]
+#[case::object_open(json!({"type": "object", "properties": {"a": {"type": "integer"}}}), r#"{"a": 1, "b": [1, {"c": null}]}"#, true)]
+#[case::object_open_only_extra(json!({"type": "object", "properties": {"a": {"type": "integer"}}}), r#"{"b": "x"}"#, true)]
+#[case::object_no_properties(json!({"type": "object"}), r#"{"k": {"n": [true]}}"#, true)]
+#[case::object_closed_empty(json!({"type": "object", "properties": {}, "additionalProperties": false}), "{ }", true)]
+#[case::array_items(json!({"type": "array", "items": {"type": "integer"}}), "[1, 2,3]", true)]
+#[case::array_items_refuses(json!({"type": "array", "items": {"type": "integer"}}), r#"[1, "2"]"#, false)]
+#[case::array_empty(json!({"type": "array", "items": {"type": "integer"}}), "[]", true)]
+#[case::array_min(json!({"type": "array", "minItems": 2}), "[1]", false)]
+#[case::array_max(json!({"type": "array", "items": {"type": "string"}, "maxItems": 2}), r#"["a", "b", "c"]"#, false)]
+#[case::array_bounds(json!({"type": "array", "minItems": 1, "maxItems": 2}), r#"["a", {}]"#, true)]
+#[case::unconstrained_pattern(json!({"type": "string", "pattern": "^a+$"}), r#""b""#, true)]
+fn json_schema_to_gbnf_accepts_what_the_schema_allows(
+    #[case] schema: Value,
+    #[case] text: &str,
+    #[case] accepted: bool,
+) {
+    let gbnf = json_schema_to_gbnf(&schema);
+    let lark = llg::gbnf_to_lark(&gbnf);
+    let result = llg::accepts(&lark, text);
+    assert_eq!(result.is_ok(), accepted, "{text}: {result:?}\n{gbnf}");
+    if accepted {
+        // Our own validator agrees (it checks the tests' fixtures in the families' soundness tests).
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert!(
+            llg::validate(&value, &schema).is_ok() || schema.get("pattern").is_some(),
+            "{text}"
+        );
+    }
+}
+
+static OBJECT: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer"},
+            "unit": {"enum": ["celsius", "fahrenheit"]}
+        },
+        "required": ["city"],
+        "additionalProperties": false
+    })
+});
+
+fn hermes_like() -> FormatDescription {
+    FormatDescription {
+        reasoning: Some(ReasoningMarkers {
+            open: "<think>".into(),
+            close: "</think>".into(),
+            ended_by_calls: false,
+        }),
+        calls: CallFormat {
+            section: None,
+            section_optional: false,
+            call_begin: "<tool_call>".into(),
+            name: CallName::JsonFields {
+                name: "name".into(),
+                arguments: "arguments".into(),
+            },
+            call_end: "</tool_call>".into(),
+            padding: "\n".into(),
+            separator: "\n".into(),
+        },
+        reserved: vec!["<|im_end|>".into()],
+    }
+}
+
+fn kimi_like() -> FormatDescription {
+    FormatDescription {
+        reasoning: Some(ReasoningMarkers {
+            open: "<think>".into(),
+            close: "</think>".into(),
+            ended_by_calls: false,
+        }),
+        calls: CallFormat {
+            section: Some(("<|s|>".into(), "<|/s|>".into())),
+            section_optional: false,
+            call_begin: "<|c|>".into(),
+            name: CallName::Tagged {
+                prefix: "functions.".into(),
+                index_separator: Some(":".into()),
+                suffix: "<|a|>".into(),
+            },
+            call_end: "<|/c|>".into(),
+            padding: "".into(),
+            separator: "".into(),
+        },
+        reserved: vec![],
+    }
+}
+
+fn tools() -> Tools {
+    Tools::from_json(&json!([
+        {"type": "function", "function": {"name": "get_weather", "parameters": OBJECT.clone()}},
+        {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}}
+    ]))
+    .unwrap()
+}
+
+fn request(tool_choice: ToolChoice, parallel: bool) -> ConstraintRequest {
+    ConstraintRequest {
+        tool_choice,
+        parallel_tool_calls: parallel,
+        response_format: ResponseFormat::Text,
+    }
+}
+
+const PARIS: &str =
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+const NOW: &str = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>";
+
+#[rstest]
+#[case::one_call(ToolChoice::Required, true, ReasoningStart::Off, PARIS, true)]
+#[case::two_calls(ToolChoice::Required, true, ReasoningStart::Off, &format!("{PARIS}\n{NOW}\n"), true)]
+#[case::two_calls_not_parallel(ToolChoice::Required, false, ReasoningStart::Off, &format!("{PARIS}\n{NOW}"), false)]
+#[case::text_instead_of_a_call(
+    ToolChoice::Required,
+    true,
+    ReasoningStart::Off,
+    "It is sunny.",
+    false
+)]
+#[case::no_output(ToolChoice::Required, true, ReasoningStart::Off, "", false)]
+#[case::unknown_function(
+    ToolChoice::Required,
+    true,
+    ReasoningStart::Off,
+    "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>",
+    false
+)]
+#[case::missing_argument(
+    ToolChoice::Required,
+    true,
+    ReasoningStart::Off,
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 2}}\n</tool_call>",
+    false
+)]
+#[case::named(ToolChoice::Function("now".into()), true, ReasoningStart::Off, NOW, true)]
+#[case::named_other(ToolChoice::Function("now".into()), true, ReasoningStart::Off, PARIS, false)]
+#[case::forced_reasoning(ToolChoice::Required, true, ReasoningStart::Inside, &format!("I should call it.</think>\n\n{PARIS}"), true)]
+#[case::forced_reasoning_missing(ToolChoice::Required, true, ReasoningStart::Inside, PARIS, false)]
+#[case::call_inside_reasoning(ToolChoice::Required, true, ReasoningStart::Inside, &format!("{PARIS}</think>{PARIS}"), false)]
+#[case::optional_reasoning(ToolChoice::Required, true, ReasoningStart::Optional, &format!("<think>hm</think>{PARIS}"), true)]
+#[case::optional_reasoning_skipped(
+    ToolChoice::Required,
+    true,
+    ReasoningStart::Optional,
+    PARIS,
+    true
+)]
+#[case::reasoning_when_off(ToolChoice::Required, true, ReasoningStart::Off, &format!("<think>hm</think>{PARIS}"), false)]
+#[case::none_text(
+    ToolChoice::None,
+    true,
+    ReasoningStart::Off,
+    "It is sunny.\nReally.",
+    true
+)]
+#[case::none_call(ToolChoice::None, true, ReasoningStart::Off, PARIS, false)]
+#[case::none_end_token(ToolChoice::None, true, ReasoningStart::Off, "Hi<|im_end|>", false)]
+#[case::none_reasoning(
+    ToolChoice::None,
+    true,
+    ReasoningStart::Inside,
+    "ok</think>Sunny.",
+    true
+)]
+#[case::auto_from_trigger(ToolChoice::Auto, true, ReasoningStart::Off, PARIS, true)]
+#[case::auto_from_trigger_text(ToolChoice::Auto, true, ReasoningStart::Off, &format!("Sure. {PARIS}"), false)]
+fn hermes_like_grammar(
+    #[case] choice: ToolChoice,
+    #[case] parallel: bool,
+    #[case] start: ReasoningStart,
+    #[case] text: &str,
+    #[case] accepted: bool,
+) {
+    let constraint = hermes_like()
+        .constraint(Some(&tools()), start, &request(choice, parallel))
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+}
+
+#[rstest]
+#[case::one(
+    "<|s|><|c|>functions.get_weather:0<|a|>{\"city\": \"Paris\"}<|/c|><|/s|>",
+    true
+)]
+#[case::two_with_spaces(
+    "<|s|>\n<|c|>functions.get_weather:0 <|a|>{\"city\": \"Paris\"}<|/c|>\n<|c|>functions.now:1<|a|>{}<|/c|>\n<|/s|>",
+    true
+)]
+#[case::no_index("<|s|><|c|>functions.now<|a|>{}<|/c|><|/s|>", false)]
+#[case::no_section("<|c|>functions.now:0<|a|>{}<|/c|>", false)]
+#[case::unknown("<|s|><|c|>functions.later:0<|a|>{}<|/c|><|/s|>", false)]
+fn kimi_like_grammar(#[case] text: &str, #[case] accepted: bool) {
+    let constraint = kimi_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+}
+
+#[test]
+fn response_format_constrains_content() {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]});
+    let request = ConstraintRequest {
+        tool_choice: ToolChoice::None,
+        parallel_tool_calls: true,
+        response_format: ResponseFormat::JsonSchema(schema),
+    };
+    let constraint = hermes_like()
+        .constraint(Some(&tools()), ReasoningStart::Inside, &request)
+        .unwrap();
+    assert!(!constraint.lazy);
+    for (which, lark) in both(&constraint) {
+        assert!(
+            llg::accepts(&lark, "so 42</think>\n{\"answer\": 42}").is_ok(),
+            "{which}"
+        );
+        assert!(
+            llg::accepts(&lark, "so 42</think>The answer is 42.").is_err(),
+            "{which}"
+        );
+    }
+}
+
+#[test]
+fn auto_is_lazy_from_the_opener_after_reasoning() {
+    let constraint = hermes_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Inside,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert!(constraint.lazy);
+    assert_eq!(constraint.triggers.words, ["<tool_call>"]);
+    assert_eq!(
+        constraint.triggers.patterns,
+        ["^[\\s\\S]*?<\\/think>[\\s\\S]*?(<tool_call>)"]
+    );
+    let none = hermes_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::None, true),
+        )
+        .unwrap();
+    assert!(!none.lazy);
+    assert_eq!(none.triggers, Triggers::default());
+}
+
+#[test]
+fn named_function_must_exist_and_required_needs_tools() {
+    let format = hermes_like();
+    let unknown = format.constraint(
+        Some(&tools()),
+        ReasoningStart::Off,
+        &request(ToolChoice::Function("get_time".into()), true),
+    );
+    assert!(matches!(
+        unknown.unwrap_err().kind(),
+        ErrorKind::InvalidTools(_)
+    ));
+    let required = format.constraint(
+        None,
+        ReasoningStart::Off,
+        &request(ToolChoice::Required, true),
+    );
+    assert!(matches!(
+        required.unwrap_err().kind(),
+        ErrorKind::InvalidOption(_)
+    ));
+}
+
+#[test]
+fn structural_tag_frames_each_call_exactly() {
+    let constraint = hermes_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Optional,
+            &request(ToolChoice::Auto, false),
+        )
+        .unwrap();
+    let format = &constraint.structural_tag["format"];
+    assert_eq!(constraint.structural_tag["type"], "structural_tag");
+    assert_eq!(format["elements"][0]["content"]["begin"], "<think>");
+    let calls = &format["elements"][1];
+    assert_eq!(calls["type"], "triggered_tags");
+    assert_eq!(calls["triggers"], json!(["<tool_call>"]));
+    assert_eq!(calls["stop_after_first"], true);
+    assert_eq!(
+        calls["tags"][0]["begin"],
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+    );
+    assert_eq!(calls["tags"][0]["end"], "}\n</tool_call>");
+    assert_eq!(calls["tags"][0]["content"]["json_schema"], *OBJECT);
+
+    let kimi = kimi_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    let section = &kimi.structural_tag["format"];
+    assert_eq!(section["begin"], "<|s|>");
+    assert_eq!(section["content"]["at_least_one"], true);
+    assert_eq!(section["content"]["tags"][1]["begin"], "<|c|>functions.now");
+    assert_eq!(
+        kimi.preserved_tokens,
+        [
+            "<think>", "</think>", "<|s|>", "<|/s|>", "<|c|>", "<|a|>", "<|/c|>"
+        ]
+    );
+}
+
+#[rstest]
+#[case(&["</think>"], Some("</think>"), "a</thin</think>", true)]
+#[case(&["</think>"], Some("</think>"), "a</think>b</think>", false)]
+#[case(&["<tool_call>", "</think>"], Some("</think>"), "x<tool_call></think>", false)]
+#[case(&["<tool_call>", "</think>"], Some("</think>"), "x<tool_cal</think>", true)]
+#[case(&["aab"], None, "aaab", false)]
+#[case(&["aab"], None, "aaba", false)]
+#[case(&["aab"], None, "abaa", true)]
+fn free_text_avoids_markers(
+    #[case] exclude: &[&str],
+    #[case] until: Option<&str>,
+    #[case] text: &str,
+    #[case] accepted: bool,
+) {
+    let grammar = Grammar {
+        rules: vec![(
+            "start".into(),
+            Node::Text {
+                exclude: exclude.iter().map(|m| m.to_string()).collect(),
+                until: until.map(str::to_owned),
+            },
+        )],
+    };
+    let lark = grammar::render_lark(&grammar);
+    let gbnf = gbnf::render(&grammar);
+    for (which, lark) in [("lark", lark), ("gbnf", llg::gbnf_to_lark(&gbnf))] {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+}
+
+#[rstest]
+#[case::closed("hm</think><|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::ended_by_the_section("hm<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::redundant_opener("<think>hm</think><|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::closer_then_section_inside(
+    "hm</think>x<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>",
+    false
+)]
+#[case::closer_before_the_opener_that_ends_it("a</think>b<|s|>", false)]
+fn reasoning_ended_by_calls(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = kimi_like();
+    if let Some(reasoning) = &mut format.reasoning {
+        reasoning.ended_by_calls = true;
+    }
+    let constraint = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Inside,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    // A lazy grammar's trigger is then any opener, even inside reasoning.
+    let lazy = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Inside,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert_eq!(lazy.triggers.patterns, ["^[\\s\\S]*?(<\\|s\\|>)"]);
+}
+
+#[rstest]
+#[case::section("<|s|><|c|>functions.now:0<|a|>{}<|/c|><|/s|>", true)]
+#[case::bare("<|c|>functions.now:0<|a|>{}<|/c|>", true)]
+#[case::bare_two(
+    "<|c|>functions.now:0<|a|>{}<|/c|>\n<|c|>functions.now:1<|a|>{}<|/c|>",
+    true
+)]
+#[case::bare_then_section("<|c|>functions.now:0<|a|>{}<|/c|><|s|><|/s|>", false)]
+#[case::reasoning_ended_by_a_bare_call("hm<|c|>functions.now:0<|a|>{}<|/c|>", true)]
+fn optional_section(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = kimi_like();
+    format.calls.section_optional = true;
+    if let Some(reasoning) = &mut format.reasoning {
+        reasoning.ended_by_calls = true;
+    }
+    let start = if text.starts_with("hm") {
+        ReasoningStart::Inside
+    } else {
+        ReasoningStart::Off
+    };
+    let constraint = format
+        .constraint(Some(&tools()), start, &request(ToolChoice::Required, true))
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    let lazy = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert_eq!(lazy.triggers.words, ["<|s|>", "<|c|>"]);
+    assert_eq!(
+        lazy.structural_tag["format"]["triggers"],
+        json!(["<|s|>", "<|c|>"])
+    );
+}
