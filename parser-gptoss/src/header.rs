@@ -17,7 +17,13 @@ pub(crate) struct Header<'t> {
     pub channel: Option<&'t str>,
     /// The word after `to=` (in the role part or the channel part).
     pub recipient: Option<&'t str>,
+    /// The first bare word after `<|start|>`: the author of the message (`assistant`, `user`,
+    /// `functions.NAME` for a tool result). None when the header has no `<|start|>`.
+    pub role: Option<&'t str>,
 }
+
+/// The role of the model's own messages.
+const ASSISTANT_ROLE: &str = "assistant";
 
 /// Which field a text message goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,14 +39,22 @@ pub(crate) enum Kind<'t> {
     Text(Field),
     /// A tool call with this name; the body is its arguments.
     Call(&'t str),
+    /// A message by someone other than the assistant (a user, system or developer turn, a tool result):
+    /// the model ran on into the next turn, so the output ends before it.
+    NewTurn,
 }
 
 /// Reads a header: `[<|start|>] {WS | <|channel|>WORD | to=WORD | <|constrain|>WORD | WORD}`, where a
-/// word runs up to whitespace or `<`. Bare words (the role `assistant`, a content type `json`) are
-/// skipped.
+/// word runs up to whitespace or `<`. After `<|start|>` the first bare word is the role; other bare
+/// words (a content type `json`) are skipped.
 pub(crate) fn parse(text: &str) -> Header<'_> {
     let mut header = Header::default();
     let mut rest = text.strip_prefix(START).unwrap_or(text);
+    if rest.len() < text.len() {
+        // The role part: `<|start|>ROLE`, the role a bare word before any marker.
+        let role = word(rest.trim_start_matches(|c: char| c.is_ascii() && is_ws(c as u8))).0;
+        header.role = Some(role).filter(|role| !role.is_empty());
+    }
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_ascii() && is_ws(c as u8));
         if rest.is_empty() {
@@ -104,6 +118,9 @@ pub(crate) fn decide<'t>(
     policy: &HarmonyPolicy,
     tools: Option<&Tools>,
 ) -> Kind<'t> {
+    if header.role.is_some_and(|role| role != ASSISTANT_ROLE) {
+        return Kind::NewTurn;
+    }
     if let Some(recipient) = header.recipient {
         if let Some(name) = recipient.strip_prefix(FUNCTIONS)
             && is_name(name)
@@ -130,7 +147,11 @@ mod tests {
     use super::*;
 
     fn header<'t>(channel: Option<&'t str>, recipient: Option<&'t str>) -> Header<'t> {
-        Header { channel, recipient }
+        Header {
+            channel,
+            recipient,
+            role: None,
+        }
     }
 
     #[test]
@@ -147,8 +168,26 @@ mod tests {
             ),
             (
                 "<|start|>assistant to=functions.f<|channel|>commentary json",
-                header(Some("commentary"), Some("functions.f")),
+                Header {
+                    role: Some("assistant"),
+                    ..header(Some("commentary"), Some("functions.f"))
+                },
             ),
+            (
+                "<|start|>user",
+                Header {
+                    role: Some("user"),
+                    ..header(None, None)
+                },
+            ),
+            (
+                "<|start|>functions.lookup to=assistant<|channel|>commentary",
+                Header {
+                    role: Some("functions.lookup"),
+                    ..header(Some("commentary"), Some("assistant"))
+                },
+            ),
+            ("<|start|><|channel|>final", header(Some("final"), None)),
             (
                 " to=functions.f<|channel|>analysis",
                 header(Some("analysis"), Some("functions.f")),

@@ -37,6 +37,7 @@
 //! | `commentary` without recipient (a preamble) | content; reasoning under [`Preamble::Reasoning`] |
 //! | any other recipient (`browser.search`, `python`: built-in tools) | reasoning; calls named after the recipient under [`BuiltinTools::Calls`] |
 //! | a message with no channel or an unknown one | content |
+//! | a message of another role (`<|start|>user`, `system`, `developer`, a tool result `<|start|>functions.NAME to=assistant`) | nothing: the model ran on into the next turn, so the output ends before it (debug log) |
 //!
 //! Pieces of one field from several messages are joined verbatim (DESIGN §4.8), with nothing in between.
 //!

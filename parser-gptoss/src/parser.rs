@@ -6,6 +6,7 @@
 //!   └── anything else (a message without header) ──► Text(content)  └── <|start|>: restart; <|end|> …: dropped
 //! Text  ──<|end|> <|call|> <|return|> <|endoftext|> (consumed), <|start|> <|channel|> (not consumed)──► Lead
 //! Args  ──JSON done, then the same markers──► Lead
+//! Header of another role (`<|start|>user`, a tool result `<|start|>functions.f`) ──► Ended (rest dropped)
 //! ```
 //!
 //! Every decision depends only on the text seen so far: a header is read once its `<|message|>` has been
@@ -65,6 +66,8 @@ enum State {
     Text(Field),
     /// Inside the body of a committed call.
     Args,
+    /// A message of another role started (a new turn): the rest of the output is dropped.
+    Ended,
 }
 
 #[derive(Clone, Debug)]
@@ -151,7 +154,9 @@ impl OutputParser for HarmonyParser {
             .finish(&mut self.machine, |m, text| m.run(text, true, out));
         // Arguments close at the end of the output; this only guards the Sink contract.
         self.machine.calls.end(out, false);
-        self.machine.state = State::Lead;
+        if self.machine.state != State::Ended {
+            self.machine.state = State::Lead;
+        }
     }
 
     fn initial_stage(&self) -> Stage {
@@ -170,6 +175,7 @@ impl Machine {
         loop {
             let rest = &text[pos..];
             match self.state {
+                State::Ended => return text.len(),
                 State::Lead => {
                     // Whitespace between messages belongs to none of them.
                     let ws = leading_ws(rest);
@@ -300,6 +306,13 @@ impl Machine {
                 if self.raw_markers {
                     out.content(&text[self.seeded.min(body_at)..body_at]);
                 }
+            }
+            Kind::NewTurn => {
+                tracing::debug!(
+                    role = header.role,
+                    "the model started a message of another role: the output ends here"
+                );
+                self.state = State::Ended;
             }
         }
         self.seeded = 0;

@@ -81,6 +81,8 @@ pub(crate) fn from_prompt(
         return Some(match header::decide(&header, policy, tools) {
             Kind::Text(field) => Start::Body(field),
             Kind::Call(name) => Start::Call(name.to_owned()),
+            // The region starts with `assistant` (checked above) and has no `<|start|>`: no other role.
+            Kind::NewTurn => Start::Lead,
         });
     }
     let begun = [CHANNEL, CONSTRAIN, RECIPIENT]

@@ -775,3 +775,49 @@ fn prompt_header_to_a_declared_tool_is_a_call() {
         &[RowCall::Valid("lookup_weather", "{\"city\": \"Paris\"}")],
     );
 }
+
+// A message of another role is a new turn the model ran on into (issue 18): the output ends before it,
+// so no user, system or tool-result text reaches content or reasoning.
+#[rstest]
+#[case::user_turn_after_the_answer(
+    "<|channel|>final<|message|>Answer.<|return|><|start|>user<|message|>More?<|end|><|start|>assistant<|channel|>final<|message|>Again.",
+    None,
+    Some("Answer."),
+    0
+)]
+#[case::user_turn_after_end(
+    "<|channel|>final<|message|>Answer.<|end|><|start|>user<|message|>More?<|end|>",
+    None,
+    Some("Answer."),
+    0
+)]
+#[case::tool_result_after_a_call(
+    "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{\"t\": 20}<|end|><|start|>assistant<|channel|>final<|message|>Sunny.",
+    Some("Need the weather."),
+    None,
+    1
+)]
+#[case::system_turn_inside_the_output(
+    "<|channel|>analysis<|message|>Hmm.<|end|><|start|>system<|message|>You are…<|end|>",
+    Some("Hmm."),
+    None,
+    0
+)]
+#[case::assistant_messages_go_on(
+    "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>Answer.",
+    Some("Hmm."),
+    Some("Answer."),
+    0
+)]
+fn a_message_of_another_role_ends_the_output(
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: usize,
+) {
+    let message = run(output);
+    assert_eq!(message.reasoning_trimmed(), reasoning, "{message:#?}");
+    assert_eq!(message.content_trimmed(), content, "{message:#?}");
+    assert_eq!(message.tool_calls.len(), calls, "{message:#?}");
+    assert!(message.tool_calls.iter().all(|call| call.valid));
+}
