@@ -644,6 +644,8 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+}
+
 // Issue 18: a DSML call cut off inside a tag keeps no fragment of it in its arguments.
 #[rstest]
 #[case(

@@ -434,6 +434,8 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+}
+
 // Issue 18: no fragment of markup ever reaches the arguments of a call cut off near its end.
 #[rstest]
 #[case("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value><arg_k")]

@@ -996,6 +996,8 @@ fn template_tokens_never_reach_the_reply(
 ) {
     let message = run(parser, prompt_options(Some(tail), None), output);
     check_row(&message, reasoning, content, calls);
+}
+
 // Issue 18: no fragment of a tag cut off at the end of the output reaches a call's arguments or the
 // content.
 #[rstest]
