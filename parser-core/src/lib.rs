@@ -150,8 +150,8 @@ pub use schema::{ToolSchema, Tools, ValueType};
 pub use stage::StageDetector;
 pub use tagged::{ObjectArgs, ParamStep, ParamValue, TaggedValue, ValueEnd, ValueSyntax};
 pub use tool::{
-    ArgsEnd, ArgsSyntax, CallIds, Calls, ContentStep, JsonArgs, LeadCall, Literal, SectionLead,
-    ToolParser, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallIds, CallMachine, Calls, ContentStep, JsonArgs, LeadCall, Literal,
+    SectionLead, ToolParser, literal_at, section_lead,
 };
 
 /// Re-exported so that family crates register with the same `inventory` as the registry.

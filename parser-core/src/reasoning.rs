@@ -328,9 +328,14 @@ impl ThinkTagReasoningParser {
     /// reasoning closer. Nothing to do (one branch) for a parser whose stage the request decided.
     #[inline]
     fn watch_content(&mut self, text: &str) {
-        if let Some(watch) = &mut self.watch
-            && watch.warned(text, self.syntax.detector.close)
-        {
+        let Some(watch) = &mut self.watch else {
+            return;
+        };
+        // The common delta: nothing pending and no byte that can start a marker (closers included).
+        if watch.idle() && !self.syntax.markers.may_contain_marker(text) {
+            return;
+        }
+        if watch.warned(text, self.syntax.detector.close) {
             self.watch = None;
         }
     }

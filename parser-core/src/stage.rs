@@ -164,7 +164,8 @@ const WATCH_TAIL: usize = 32;
 
 /// Watches content that a reasoning parser passes through when its starting stage was a default
 /// nothing in the request confirmed: a reasoning closer in it means the output started in reasoning.
-/// Keeps the last bytes of content seen, so that a closer split across deltas is found too.
+/// Keeps the end of the content seen while it may be the start of a closer, so that a closer split
+/// across deltas is found too.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct DefaultStageWatch {
     tail: [u8; WATCH_TAIL],
@@ -172,6 +173,12 @@ pub(crate) struct DefaultStageWatch {
 }
 
 impl DefaultStageWatch {
+    /// True when the content seen so far ends with no part of a closer: then a delta none of whose
+    /// bytes can start a marker cannot complete one either (the caller's cheap test).
+    pub(crate) fn idle(&self) -> bool {
+        self.len == 0
+    }
+
     /// Looks at the next piece of content; when it completes one of `closers`, logs the warning and
     /// returns `true` (the watch is then over).
     pub(crate) fn warned(&mut self, text: &str, closers: &[&str]) -> bool {
@@ -195,22 +202,32 @@ impl DefaultStageWatch {
             );
             return true;
         }
-        self.remember(bytes);
+        self.remember(bytes, closers);
         false
     }
 
-    /// Keeps the last [`WATCH_TAIL`] bytes of content.
-    fn remember(&mut self, bytes: &[u8]) {
-        if bytes.len() >= WATCH_TAIL {
-            self.tail
-                .copy_from_slice(&bytes[bytes.len() - WATCH_TAIL..]);
-            self.len = WATCH_TAIL;
-            return;
-        }
-        let keep = self.len.min(WATCH_TAIL - bytes.len());
-        self.tail.copy_within(self.len - keep..self.len, 0);
-        self.tail[keep..keep + bytes.len()].copy_from_slice(bytes);
-        self.len = keep + bytes.len();
+    /// Keeps the longest end of the content seen (the kept tail, then `bytes`) that is a proper
+    /// prefix of a closer: nothing when the content cannot be inside one.
+    fn remember(&mut self, bytes: &[u8], closers: &[&str]) {
+        let mut joined = [0u8; 2 * WATCH_TAIL];
+        let from_bytes = bytes.len().min(WATCH_TAIL);
+        let from_tail = self.len.min(WATCH_TAIL);
+        joined[..from_tail].copy_from_slice(&self.tail[self.len - from_tail..self.len]);
+        joined[from_tail..from_tail + from_bytes]
+            .copy_from_slice(&bytes[bytes.len() - from_bytes..]);
+        let joined = &joined[..from_tail + from_bytes];
+        let keep = (1..joined.len().min(WATCH_TAIL) + 1)
+            .rev()
+            .find(|&keep| {
+                let end = &joined[joined.len() - keep..];
+                closers
+                    .iter()
+                    .any(|closer| closer.len() > keep && closer.as_bytes().starts_with(end))
+            })
+            .unwrap_or(0);
+        let start = joined.len() - keep;
+        self.tail[..keep].copy_from_slice(&joined[start..]);
+        self.len = keep;
     }
 }
 
@@ -395,6 +412,20 @@ mod tests {
             // A closer at the very start, and one cut across three pushes.
             assert_eq!(events(Stage::Content, true, "</think>Hi", 1).0, [WARNING]);
             assert_eq!(events(Stage::Content, true, "a</think>", 4).0, [WARNING]);
+            // Near misses before the closer, cut at every size: only the real closer counts.
+            for piece in 1..=9 {
+                let tricky = "x <</thi<</think>y";
+                assert_eq!(
+                    events(Stage::Content, true, tricky, piece).0,
+                    [WARNING],
+                    "{piece}"
+                );
+                let missed = "x <</thi<</thinky </think";
+                assert!(
+                    events(Stage::Content, true, missed, piece).0.is_empty(),
+                    "{piece}"
+                );
+            }
             // A second parser warns again.
             assert_eq!(events(Stage::Content, true, output, 4).0, [WARNING]);
         }

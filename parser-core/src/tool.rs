@@ -10,7 +10,7 @@ use crate::deltas::{Accumulator, Sink};
 use crate::json::{JsonScanner, JsonStatus, is_ws, leading_ws};
 use crate::message::ParsedMessage;
 use crate::options::ParseOptions;
-use crate::scanner::{Found, MarkerSet};
+use crate::scanner::{Carry, Found, MarkerSet};
 
 /// Finds tool calls in the text outside reasoning, one delta at a time.
 ///
@@ -105,6 +105,32 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A tool parser's state machine, as [`Carry::feed_calls`] runs it: every family's parser has one.
+pub trait CallMachine {
+    /// Consumes from `text` (held text, then the delta) and returns how much; only a bounded tail
+    /// (a possible marker prefix, a call head being read) may stay unconsumed. At `eof` everything.
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize;
+
+    /// In the content state: the call bookkeeping and the markers the content scan looks for (those
+    /// passed to [`Calls::scan_content`]). `None` in every other state.
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)>;
+}
+
+impl Carry {
+    /// Feeds a delta to a tool parser's machine. The common delta in content — nothing held and no
+    /// byte that can start a marker — is written as content directly, which is what the machine's
+    /// content scan would do, so every family gets the fast path at once.
+    #[inline]
+    pub fn feed_calls<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
+        if let Some((calls, markers)) = machine.content_state()
+            && calls.plain_content(self.held(), markers, delta, out)
+        {
+            return;
+        }
+        self.feed(delta, machine, |m, text| m.step(text, false, out));
+    }
+}
+
 /// The calls of one output: numbering, ids, open/closed bookkeeping, the content policy.
 ///
 /// Families write everything through it, so the [`Sink`] contract holds whatever the format does.
@@ -143,6 +169,24 @@ impl Calls {
     pub fn with_turn_starts(mut self, turn_starts: &'static [&'static str]) -> Self {
         self.turn_starts = turn_starts;
         self
+    }
+
+    /// The common content delta, written without the state machine: when `held` is empty, no turn
+    /// start has ended the output and no byte of `text` can start one of `markers`, `text` is content
+    /// as [`scan_content`](Self::scan_content) would find it; returns whether it was written.
+    #[inline]
+    pub fn plain_content(
+        &mut self,
+        held: &str,
+        markers: &MarkerSet,
+        text: &str,
+        out: &mut dyn Sink,
+    ) -> bool {
+        if !held.is_empty() || self.ended || markers.may_contain_marker(text) {
+            return false;
+        }
+        self.content(out, text);
+        true
     }
 
     /// Whether a turn start has ended the output.

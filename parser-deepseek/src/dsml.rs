@@ -23,9 +23,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, Found, JsonArgs, LeadCall, Literal, MarkerSet,
-    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
-    ValueType, is_json_object, leading_ws, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Found, JsonArgs, LeadCall,
+    Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools,
+    ValueSyntax, ValueType, is_json_object, leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -121,8 +121,7 @@ impl DsmlToolParser {
 
 impl ToolParser for DsmlToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -169,6 +168,15 @@ enum Tag<'t> {
     Not,
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+}
 impl Machine {
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
         let mut pos = 0;

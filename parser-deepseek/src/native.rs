@@ -22,9 +22,9 @@
 //! 3. simplified: ``function<NAME>\n```json\n{…}\n``` ``
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus, LeadCall,
-    Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, fit_within, leading_ws,
-    literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus,
+    LeadCall, Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, fit_within,
+    leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -164,8 +164,7 @@ impl NativeToolParser {
 
 impl ToolParser for NativeToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -190,6 +189,16 @@ impl ToolParser for NativeToolParser {
     }
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        let markers = self.content_markers();
+        (self.state == State::Content).then_some((&mut self.calls, markers))
+    }
+}
 impl Machine {
     fn content_markers(&self) -> &'static MarkerSet {
         if self.fallbacks {

@@ -34,8 +34,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    Calls, Carry, ContentStep, Found, Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue,
-    ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within, leading_ws, literal_at,
+    CallMachine, Calls, Carry, ContentStep, Found, Literal, MarkerSet, ObjectArgs, ParamStep,
+    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within, leading_ws,
+    literal_at,
 };
 
 use crate::markers::*;
@@ -115,8 +116,7 @@ impl GlmToolParser {
 
 impl ToolParser for GlmToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -158,6 +158,15 @@ impl Head<'_> {
     }
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+}
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed (the rest is held).
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {

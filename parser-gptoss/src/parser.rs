@@ -145,6 +145,14 @@ impl HarmonyParser {
 
 impl OutputParser for HarmonyParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        // The common delta inside a text message: nothing held and no byte that can start a marker
+        // ending the body, so it is that message's text, as `run` would find.
+        if let State::Text(field) = self.machine.state
+            && self.carry.held().is_empty()
+            && !BODY_END.may_contain_marker(text)
+        {
+            return self.machine.text(field, text, out);
+        }
         self.carry
             .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
     }

@@ -31,8 +31,8 @@
 //! content or arguments (issue 18).
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal, MarkerSet,
-    ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal,
+    MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -142,8 +142,7 @@ impl KimiToolParser {
 
 impl ToolParser for KimiToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -163,6 +162,15 @@ impl ToolParser for KimiToolParser {
     }
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+}
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {

@@ -31,8 +31,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet, ObjectArgs, ParamStep,
-    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, leading_ws, literal_at,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet,
+    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
+    leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -158,8 +159,7 @@ impl QwenToolParser {
 
 impl ToolParser for QwenToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -208,6 +208,20 @@ enum Tag<'t> {
     Not,
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        let markers = if self.bare_functions {
+            &CONTENT_XML
+        } else {
+            &CONTENT_HERMES
+        };
+        (self.state == State::Content).then_some((&mut self.calls, markers))
+    }
+}
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus, Literal,
-    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, find_within,
-    leading_ws, literal_at,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus,
+    Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools,
+    find_within, leading_ws, literal_at,
 };
 
 use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
@@ -118,8 +118,7 @@ impl GenericToolParser {
 
 impl ToolParser for GenericToolParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -154,6 +153,15 @@ impl ToolParser for GenericToolParser {
     }
 }
 
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        (self.state == State::Content).then_some((&mut self.calls, self.syntax.content))
+    }
+}
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
