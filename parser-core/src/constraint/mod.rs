@@ -679,8 +679,10 @@ impl FormatDescription {
                 };
                 let open = Node::Lit(reasoning.open.to_string());
                 if shape.start == ReasoningStart::Optional {
+                    // The reasoning parser opens reasoning at an opener after leading whitespace
+                    // (GLM-4.5 writes `\n<think>`).
                     Node::Seq(vec![
-                        Node::Opt(Box::new(Node::Seq(vec![open, closed]))),
+                        Node::Opt(Box::new(Node::Seq(vec![Node::Ws, open, closed]))),
                         body,
                     ])
                 } else {
