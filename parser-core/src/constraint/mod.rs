@@ -219,8 +219,8 @@ pub enum CallName {
     /// GLM's `<arg_key>`, DeepSeek's DSML); see [`ParameterTags`] for how the grammar holds the
     /// parameters to the tool's schema.
     Parameters {
-        /// Before the name (`<function=`; may be empty: then nothing may stand between `call_begin` and
-        /// the name, otherwise whitespace may).
+        /// Before the name (`<function=`, ` name="`; may be empty). Whitespace may stand between
+        /// `call_begin` and a prefix that does not start with whitespace itself; nothing else.
         prefix: Cow<'static, str>,
         /// After the name (`>`; may be empty).
         suffix: Cow<'static, str>,
@@ -727,7 +727,10 @@ impl FormatDescription {
         } = &calls.name
         {
             let mut items = Vec::new();
-            if !prefix.is_empty() {
+            // Whitespace may stand before a prefix that is a tag; a prefix that starts with whitespace
+            // (DSML's ` name="`) is written exactly (optional whitespace right before whitespace would
+            // leave a grammar's lexer no way to end it).
+            if prefix.starts_with(|c: char| !c.is_whitespace()) {
                 items.push(Node::Ws);
             }
             items.push(Node::Lit(format!("{prefix}{}{suffix}", tool.name)));
