@@ -857,6 +857,30 @@ pub(crate) fn properties(tool: &ToolSchema) -> Vec<(&str, &Value, bool)> {
         .unwrap_or_default()
 }
 
+/// What a raw value never contains: the value stops and the format's markers (not the closer, which
+/// ends it).
+pub(crate) fn value_stops(tags: &ParameterTags, markers: &[String]) -> Vec<String> {
+    let mut stops: Vec<String> = tags.value_stops.iter().map(|s| s.to_string()).collect();
+    stops.extend(markers.iter().cloned());
+    stops.retain(|s| !s.is_empty() && *s != tags.value_close);
+    stops
+}
+
+/// The characters a counted raw string never holds: the first character of the closer and of every
+/// stop, and the framing's.
+pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char> {
+    let mut excluded: Vec<char> = stops
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(tags.value_close.as_ref()))
+        .filter_map(|s| s.chars().next())
+        .chain(tags.framing.chars())
+        .collect();
+    excluded.sort_unstable();
+    excluded.dedup();
+    excluded
+}
+
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
 /// `args_AT_SET` (the parameters still to write once the set `SET` of them is written; `args_AT_0`
 /// starts), or with more than [`ANY_ORDER_LIMIT`] properties a single `args_AT_0` in declared order.
@@ -869,17 +893,8 @@ fn parameter_rules(
     let properties = properties(tool);
     let mut rules = Vec::new();
     // No raw value holds these; a counted one holds none of their first characters.
-    let mut stops: Vec<String> = tags.value_stops.iter().map(|s| s.to_string()).collect();
-    stops.extend(markers.iter().cloned());
-    stops.retain(|s| !s.is_empty() && *s != tags.value_close);
-    let mut excluded: Vec<char> = stops
-        .iter()
-        .chain(std::iter::once(&tags.value_close.to_string()))
-        .filter_map(|s| s.chars().next())
-        .chain(tags.framing.chars())
-        .collect();
-    excluded.sort_unstable();
-    excluded.dedup();
+    let stops = value_stops(tags, markers);
+    let excluded = counted_except(tags, &stops);
     let close = Node::Lit(tags.value_close.to_string());
     let framing = || -> Vec<Node> {
         if tags.framing.is_empty() {

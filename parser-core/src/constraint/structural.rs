@@ -15,8 +15,8 @@
 use serde_json::{Value, json};
 
 use super::{
-    CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, properties,
-    value_form,
+    CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except,
+    properties, value_form, value_stops,
 };
 
 pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
@@ -76,6 +76,8 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     parameters,
                     end,
                 } => {
+                    let except =
+                        counted_except(parameters, &value_stops(parameters, &format.markers()));
                     let begin = if prefix.is_empty() {
                         format!("{}{}{suffix}", calls.call_begin, tool.name)
                     } else {
@@ -87,7 +89,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     let elements: Vec<Value> = properties(tool)
                         .into_iter()
                         .map(|(name, schema, required)| {
-                            let element = parameter(parameters, name, schema);
+                            let element = parameter(parameters, name, schema, &except);
                             if required {
                                 element
                             } else {
@@ -215,7 +217,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// One parameter as a `tag`: its name and value opener in `begin`, its value, its closer in `end`.
-fn parameter(tags: &ParameterTags, name: &str, schema: &Value) -> Value {
+fn parameter(tags: &ParameterTags, name: &str, schema: &Value, except: &[char]) -> Value {
     let space = if tags.space_before_value {
         tags.padding.as_ref()
     } else {
@@ -245,8 +247,11 @@ fn parameter(tags: &ParameterTags, name: &str, schema: &Value) -> Value {
             .map(|value| json!({"type": "const_string", "value": value}))
             .collect::<Vec<_>>()})),
         ValueForm::Counted { min, max } => {
-            let mut pattern = String::from("[^<\\n]");
-            pattern.push_str(&super::grammar::repetition(min, max));
+            let class: String = except
+                .iter()
+                .map(|c| super::grammar::regex_escape(&c.to_string()))
+                .collect();
+            let pattern = format!("[^{class}]{}", super::grammar::repetition(min, max));
             raw(json!({"type": "regex", "pattern": pattern}))
         }
         ValueForm::Free => raw(json!({"type": "any_text"})),

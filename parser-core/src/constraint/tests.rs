@@ -598,7 +598,7 @@ fn tagged_parameters_in_the_structural_tag() {
     assert_eq!(call["end"], "\n</f>\n</call>");
     let elements = call["content"]["elements"].as_array().unwrap();
     assert_eq!(elements[0]["begin"], "\n<p=p0>\n");
-    assert_eq!(elements[0]["content"]["pattern"], "[^<\\n]{0,3}");
+    assert_eq!(elements[0]["content"]["pattern"], "[^\\n<]{0,3}");
     assert_eq!(elements[1]["type"], "optional");
     assert_eq!(elements[2]["content"]["content"]["type"], "any_text");
     assert_eq!(
