@@ -75,6 +75,17 @@ pub struct Acceptance {
 /// first call, the lazy `auto` grammar on the output from the first `trigger` after reasoning. Both the
 /// Lark and the GBNF grammar must accept.
 pub fn corpus_acceptance(corpus_dir: &Path, files: &[&str], eos: &[&str]) -> Acceptance {
+    corpus_acceptance_of(corpus_dir, files, eos, &[])
+}
+
+/// [`corpus_acceptance`] for the cases whose parser is one of `parsers` (every case when empty; the
+/// others are skipped), for a file that mixes formats wired by different modules.
+pub fn corpus_acceptance_of(
+    corpus_dir: &Path,
+    files: &[&str],
+    eos: &[&str],
+    parsers: &[&str],
+) -> Acceptance {
     let mut run = Acceptance::default();
     for file in files {
         for case in load_cases(&corpus_dir.join(file)) {
@@ -82,6 +93,10 @@ pub fn corpus_acceptance(corpus_dir: &Path, files: &[&str], eos: &[&str]) -> Acc
                 run.skipped += 1;
                 continue;
             };
+            if !parsers.is_empty() && !parsers.contains(&entry.name) {
+                run.skipped += 1;
+                continue;
+            }
             let mut options = case.options();
             let message = entry.parser(&options).parse(&case.output);
             if message.tool_calls.is_empty() || message.tool_calls.iter().any(|c| !c.valid) {

@@ -3,4 +3,5 @@
 
 mod behaviour;
 mod corpus;
+mod grammar_dsml;
 mod properties;

@@ -68,6 +68,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod constraint;
 pub mod markers;
 mod tool;
 

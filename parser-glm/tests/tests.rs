@@ -6,4 +6,5 @@ use parser_glm as _;
 
 mod behaviour;
 mod corpus;
+mod grammar;
 mod properties;

@@ -1,5 +1,6 @@
-//! Constrained decoding for the Hermes-style parsers: their format described from [`crate::markers`]
-//! and the core JSON call fields, rendered by [`parser_core::constraint`].
+//! Constrained decoding for the Qwen parsers: the Hermes-style format described from
+//! [`crate::markers`] and the core JSON call fields, the Qwen3-Coder XML format from the same markers
+//! with tagged parameters ([`CallName::Parameters`]), both rendered by [`parser_core::constraint`].
 //!
 //! ```
 //! use parser_core::constraint::{ConstraintRequest, ToolChoice};
@@ -25,7 +26,7 @@
 
 use parser_core::constraint::{
     CallFormat, CallName, Constraint, ConstraintEntry, ConstraintRequest, FormatDescription,
-    ReasoningMarkers, ReasoningStart,
+    ParameterTags, ReasoningMarkers, ReasoningStart,
 };
 use parser_core::{Error, JsonCallFields, ParseOptions, Stage};
 
@@ -57,6 +58,95 @@ pub fn hermes_format(reasoning: bool) -> FormatDescription {
         },
         reserved: EOS.iter().map(|&token| token.into()).collect(),
     }
+}
+
+/// Closes the `<function=NAME>` and `<parameter=KEY>` tags.
+const TAG_CLOSE: &str = ">";
+
+/// The Qwen3-Coder XML call format (`<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n</tool_call>`),
+/// with `<think>` reasoning: each parameter name one of the tool's properties, a string value raw (its
+/// framing newlines dropped by the parser), anything else JSON.
+///
+/// ```
+/// use parser_core::constraint::{ConstraintRequest, ReasoningStart, ToolChoice};
+/// use parser_core::Tools;
+///
+/// let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {
+///     "name": "get_weather",
+///     "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+///                    "required": ["city"]}
+/// }}]))
+/// .unwrap();
+/// let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
+/// let constraint = parser_qwen::constraint::xml_format()
+///     .constraint(Some(&tools), ReasoningStart::Off, &request)
+///     .unwrap();
+/// assert!(constraint.lark.contains(r#""<function=get_weather>""#));
+/// assert!(constraint.lark.contains(r#""<parameter=days>""#));
+/// assert!(constraint.lark.contains(r#"%json {"type":"integer"}"#));
+/// ```
+pub fn xml_format() -> FormatDescription {
+    let mut reserved: Vec<_> = EOS.iter().map(|&token| token.into()).collect();
+    // A bare `<function=` opens a call too: free text never holds one.
+    reserved.push(FUNCTION.into());
+    FormatDescription {
+        reasoning: Some(ReasoningMarkers {
+            open: THINK_OPEN.into(),
+            close: THINK_CLOSE.into(),
+            // Held inside open reasoning, as the Hermes-style calls are.
+            ended_by_calls: false,
+        }),
+        calls: CallFormat {
+            section: None,
+            section_optional: false,
+            call_begin: TOOL_CALL.into(),
+            name: CallName::Parameters {
+                prefix: FUNCTION.into(),
+                suffix: TAG_CLOSE.into(),
+                parameters: ParameterTags {
+                    key_open: PARAMETER.into(),
+                    key_close: TAG_CLOSE.into(),
+                    space_before_value: false,
+                    string_open: "".into(),
+                    json_open: "".into(),
+                    value_close: PARAMETER_END.into(),
+                    // `ValueSyntax::trim_newline`: one newline dropped at each end of a value.
+                    framing: "\n".into(),
+                    // A value without its closer ends at the next parameter or the call's end.
+                    value_stops: vec![PARAMETER.into(), FUNCTION_END.into()],
+                    padding: "\n".into(),
+                },
+                end: FUNCTION_END.into(),
+            },
+            call_end: TOOL_CALL_END.into(),
+            padding: "\n".into(),
+            separator: "\n".into(),
+        },
+        reserved,
+    }
+}
+
+fn build_xml(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+    default: Stage,
+) -> Result<Constraint, Error> {
+    let start = ReasoningStart::detect(&STAGE, options, default, true);
+    xml_format().constraint(options.tools.as_deref(), start, request)
+}
+
+/// The constraint of a request for [`crate::qwen3_coder`]: reasoning as for [`qwen3`], XML calls.
+pub fn qwen3_coder(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    build_xml(options, request, Stage::Content)
+}
+
+/// The constraint of a request for [`crate::qwen35`]: reasoning open unless the prompt closed it, XML
+/// calls.
+pub fn qwen35(options: &ParseOptions, request: &ConstraintRequest) -> Result<Constraint, Error> {
+    build_xml(options, request, Stage::Reasoning)
 }
 
 fn build(
@@ -110,4 +200,10 @@ parser_core::inventory::submit! {
 }
 parser_core::inventory::submit! {
     ConstraintEntry { parser: "qwen3-instruct-2507", build: qwen3_instruct_2507 }
+}
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "qwen3-coder", build: qwen3_coder }
+}
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "qwen3.5", build: qwen35 }
 }

@@ -3,9 +3,9 @@
 //! valid calls whose arguments fit their schemas.
 
 #[path = "../../parser-core/tests-support/family.rs"]
-mod family;
+pub(crate) mod family;
 #[path = "../../parser-core/tests-support/llg.rs"]
-mod llg;
+pub(crate) mod llg;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -7,4 +7,5 @@ use parser_qwen as _;
 mod behaviour;
 mod corpus;
 mod grammar;
+mod grammar_xml;
 mod properties;

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::grammar::{Grammar, Move, Node, text_automaton};
+use super::grammar::{Grammar, Move, Node, repetition, text_automaton};
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
 pub(crate) fn render(grammar: &Grammar) -> String {
@@ -128,6 +128,10 @@ impl Rules {
             Node::Json(schema) => self.schema(schema, "args"),
             Node::Text { exclude, until } => self.text(exclude, until.as_deref()),
             Node::Ref(name) => rule_name(name),
+            Node::Chars { except, min, max } => {
+                let class = negated_class(except).unwrap_or_default();
+                format!("{class}{}", repetition(*min, *max))
+            }
         }
     }
 

@@ -36,6 +36,20 @@ pub(crate) enum Node {
     },
     /// A named rule of the grammar.
     Ref(String),
+    /// `min..=max` characters (no upper bound without `max`), none of them in `except`.
+    Chars {
+        except: Vec<char>,
+        min: u64,
+        max: Option<u64>,
+    },
+}
+
+/// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
+pub(crate) fn repetition(min: u64, max: Option<u64>) -> String {
+    match max {
+        Some(max) => format!("{{{min},{}}}", max.max(min)),
+        None => format!("{{{min},}}"),
+    }
 }
 
 /// Named rules; the first is the start.
@@ -229,6 +243,18 @@ impl Lark {
                 }
             }
             Node::Ref(name) => lark_name(name),
+            Node::Chars { except, min, max } => {
+                let class: String = except
+                    .iter()
+                    .map(|c| regex_escape(&c.to_string()))
+                    .collect();
+                let class = if class.is_empty() {
+                    "(?s:.)".to_owned()
+                } else {
+                    format!("[^{class}]")
+                };
+                format!("/{class}{}/", repetition(*min, *max))
+            }
         }
     }
 }

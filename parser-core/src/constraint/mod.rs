@@ -79,7 +79,7 @@ use crate::error::{Error, ErrorKind};
 use crate::message::Stage;
 use crate::options::ParseOptions;
 use crate::registry::ParserEntry;
-use crate::schema::{ToolSchema, Tools};
+use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
 use grammar::{Grammar, Node};
@@ -214,7 +214,75 @@ pub enum CallName {
         /// After the name (and counter), before the arguments (`<|tool_call_argument_begin|>`).
         suffix: Cow<'static, str>,
     },
+    /// The name stands between literals, each argument after it in tags of its own:
+    /// `PREFIX NAME SUFFIX (KEY_OPEN key KEY_CLOSE VALUE_OPEN value VALUE_CLOSE)* END` (Qwen3-Coder XML,
+    /// GLM's `<arg_key>`, DeepSeek's DSML); see [`ParameterTags`] for how the grammar holds the
+    /// parameters to the tool's schema.
+    Parameters {
+        /// Before the name (`<function=`, ` name="`; may be empty). Whitespace may stand between
+        /// `call_begin` and a prefix that does not start with whitespace itself; nothing else.
+        prefix: Cow<'static, str>,
+        /// After the name (`>`; may be empty).
+        suffix: Cow<'static, str>,
+        /// How each parameter is written.
+        parameters: ParameterTags,
+        /// After the last parameter, before `call_end` (`</function>`; may be empty).
+        end: Cow<'static, str>,
+    },
 }
+
+/// How a call writes each parameter ([`CallName::Parameters`]):
+/// `KEY_OPEN name KEY_CLOSE [whitespace] VALUE_OPEN value VALUE_CLOSE`, with optional whitespace before
+/// each parameter.
+///
+/// What the grammars hold a call to:
+///
+/// - **Names**: the tool's declared `properties` only, each at most once, every `required` one present.
+///   Parsers read parameters in any order, and so do the grammars when a tool declares at most
+///   [`ANY_ORDER_LIMIT`] properties (one rule per set of names already written: `2^n` rules); a tool with
+///   more is held to its declared order (required ones always, optional ones optionally), which every
+///   parser reads too, so that the grammar stays linear in the schema.
+/// - **Values**, by the type the parser gives the parameter ([`crate::ValueType::from_schema`]): a
+///   string (or a union with `string`, which the parser types by the first type the text fits) is raw
+///   text after [`string_open`](Self::string_open); anything else is JSON valid against the
+///   parameter's schema (`%json` in Lark, our converter in GBNF) after [`json_open`](Self::json_open),
+///   with whitespace around it. A raw string is: one of its `enum` (or `const`) values, written as is;
+///   with `minLength` / `maxLength`, that many characters, none of which opens a marker or is part of
+///   the framing (stricter than the parser: such a string holds no `<` and, with a newline framing,
+///   no newline, so that its length is the parsed value's); otherwise any text up to the first
+///   `value_close` that contains none of `value_stops` and none of the format's markers (the framing
+///   newlines are part of that text, and the parser drops them).
+/// - Not held: a JSON value's strings may contain the value closer or a value stop (the parser would
+///   end the value there; `%json` cannot exclude text from strings); `pattern` and `format` of raw
+///   strings. A type JSON Schema does not name (`float`) is any JSON value, as the parser reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParameterTags {
+    /// Before the parameter's name (`<parameter=`, `<arg_key>`, `<｜DSML｜parameter name="`).
+    pub key_open: Cow<'static, str>,
+    /// After the name (`>`, `</arg_key>`, `"`).
+    pub key_close: Cow<'static, str>,
+    /// Whitespace may stand between `key_close` and the value opener (GLM: `</arg_key>\n<arg_value>`).
+    pub space_before_value: bool,
+    /// Opens a raw string value (`<arg_value>`, ` string="true">`; may be empty).
+    pub string_open: Cow<'static, str>,
+    /// Opens a JSON value (`<arg_value>`, ` string="false">`; may be empty).
+    pub json_open: Cow<'static, str>,
+    /// Closes a value (`</parameter>`, `</arg_value>`).
+    pub value_close: Cow<'static, str>,
+    /// What the parser removes right inside the value's tags, once at each end (Qwen3-Coder: a
+    /// newline; empty when the parser keeps the value exactly as written).
+    pub framing: Cow<'static, str>,
+    /// Markers that end a value in the parser when its closer is missing (`<parameter=`,
+    /// `</function>`): a raw value never contains them.
+    pub value_stops: Vec<Cow<'static, str>>,
+    /// The whitespace a model writes before each parameter and, with `space_before_value`, before the
+    /// value opener, for the structural tag (whose tag boundaries are exact strings).
+    pub padding: Cow<'static, str>,
+}
+
+/// The most properties a tool may declare for the grammars of [`CallName::Parameters`] to accept its
+/// parameters in any order; see [`ParameterTags`].
+pub const ANY_ORDER_LIMIT: usize = 8;
 
 /// The call envelope of a format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -437,8 +505,32 @@ impl FormatDescription {
             add(end);
         }
         add(&self.calls.call_begin);
-        if let CallName::Tagged { suffix, .. } = &self.calls.name {
-            add(suffix);
+        match &self.calls.name {
+            CallName::Tagged { suffix, .. } => add(suffix),
+            CallName::Parameters {
+                prefix,
+                suffix,
+                parameters,
+                end,
+            } => {
+                // The tags among the literals (`<function=`, `</arg_key>`), not attribute text.
+                let p = parameters;
+                for literal in [
+                    prefix,
+                    suffix,
+                    &p.key_open,
+                    &p.key_close,
+                    &p.string_open,
+                    &p.json_open,
+                    &p.value_close,
+                    end,
+                ] {
+                    if literal.starts_with('<') {
+                        add(literal);
+                    }
+                }
+            }
+            CallName::JsonFields { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -485,7 +577,10 @@ impl FormatDescription {
                     Node::Ref(format!("tail_{at}")),
                 ]),
             ));
-            rules.push((format!("tail_{at}"), self.call_tail(tool)));
+            rules.push((format!("tail_{at}"), self.call_tail(at, tool)));
+            if let CallName::Parameters { parameters, .. } = &calls.name {
+                rules.extend(parameter_rules(at, tool, parameters, &markers));
+            }
         }
         let any_of = |prefix: &str| {
             Node::Alt(
@@ -584,8 +679,10 @@ impl FormatDescription {
                 };
                 let open = Node::Lit(reasoning.open.to_string());
                 if shape.start == ReasoningStart::Optional {
+                    // The reasoning parser opens reasoning at an opener after leading whitespace
+                    // (GLM-4.5 writes `\n<think>`).
                     Node::Seq(vec![
-                        Node::Opt(Box::new(Node::Seq(vec![open, closed]))),
+                        Node::Opt(Box::new(Node::Seq(vec![Node::Ws, open, closed]))),
                         body,
                     ])
                 } else {
@@ -617,11 +714,34 @@ impl FormatDescription {
         Grammar { rules }
     }
 
-    /// One call of `tool`, after its `call_begin`.
-    fn call_tail(&self, tool: &ToolSchema) -> Node {
+    /// One call of `tool` (the `at`-th), after its `call_begin`.
+    fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
         let args = Node::Json(tool.parameters().clone());
+        if let CallName::Parameters {
+            prefix,
+            suffix,
+            end,
+            ..
+        } = &calls.name
+        {
+            let mut items = Vec::new();
+            // Whitespace may stand before a prefix that is a tag; a prefix that starts with whitespace
+            // (DSML's ` name="`) is written exactly (optional whitespace right before whitespace would
+            // leave a grammar's lexer no way to end it).
+            if prefix.starts_with(|c: char| !c.is_whitespace()) {
+                items.push(Node::Ws);
+            }
+            items.push(Node::Lit(format!("{prefix}{}{suffix}", tool.name)));
+            items.push(Node::Ref(format!("args_{at}_0")));
+            items.push(Node::Ws);
+            if !end.is_empty() {
+                items.extend([Node::Lit(end.to_string()), Node::Ws]);
+            }
+            items.push(Node::Lit(calls.call_end.to_string()));
+            return Node::Seq(items);
+        }
         let mut items = vec![Node::Ws];
         match &calls.name {
             CallName::JsonFields {
@@ -661,10 +781,209 @@ impl FormatDescription {
                 }
                 items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
             }
+            CallName::Parameters { .. } => {}
         }
         items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
         Node::Seq(items)
     }
+}
+
+/// How a parameter's value is written, as the parser types it.
+pub(crate) enum ValueForm<'a> {
+    /// JSON valid against the schema.
+    Json(Cow<'a, Value>),
+    /// Raw text, one of these values.
+    OneOf(Vec<String>),
+    /// Raw text of `min..=max` characters (no marker's first character, no framing character).
+    Counted { min: u64, max: Option<u64> },
+    /// Raw text up to the value closer.
+    Free,
+}
+
+/// How the parser reads a value of `schema`: raw text for a string (or a union with `string`), JSON
+/// otherwise; a raw string by its `enum`/`const` or length bounds.
+pub(crate) fn value_form(schema: &Value) -> ValueForm<'_> {
+    let raw = match ValueType::from_schema(schema) {
+        ValueType::String => true,
+        ValueType::Union(types) => types.contains(&ValueType::String),
+        // A type JSON Schema does not name (`float`): the parser takes any JSON value.
+        ValueType::Any if schema.get("type").is_some() => {
+            return ValueForm::Json(Cow::Owned(Value::Object(serde_json::Map::new())));
+        }
+        _ => false,
+    };
+    if !raw {
+        return ValueForm::Json(Cow::Borrowed(schema));
+    }
+    let written = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    if let Some(value) = schema.get("const") {
+        return ValueForm::OneOf(vec![written(value)]);
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return ValueForm::OneOf(values.iter().map(written).collect());
+    }
+    let min = schema.get("minLength").and_then(Value::as_u64);
+    let max = schema.get("maxLength").and_then(Value::as_u64);
+    if min.is_none() && max.is_none() {
+        ValueForm::Free
+    } else {
+        ValueForm::Counted {
+            min: min.unwrap_or(0),
+            max,
+        }
+    }
+}
+
+/// A tool's declared properties, in declared order, each with whether it is required.
+pub(crate) fn properties(tool: &ToolSchema) -> Vec<(&str, &Value, bool)> {
+    let schema = tool.parameters();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .map(|(name, schema)| (name.as_str(), schema, required.contains(&name.as_str())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What a raw value never contains: the value stops and the format's markers (not the closer, which
+/// ends it).
+pub(crate) fn value_stops(tags: &ParameterTags, markers: &[String]) -> Vec<String> {
+    let mut stops: Vec<String> = tags.value_stops.iter().map(|s| s.to_string()).collect();
+    stops.extend(markers.iter().cloned());
+    stops.retain(|s| !s.is_empty() && *s != tags.value_close);
+    stops
+}
+
+/// The characters a counted raw string never holds: the first character of the closer and of every
+/// stop, and the framing's.
+pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char> {
+    let mut excluded: Vec<char> = stops
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(tags.value_close.as_ref()))
+        .filter_map(|s| s.chars().next())
+        .chain(tags.framing.chars())
+        .collect();
+    excluded.sort_unstable();
+    excluded.dedup();
+    excluded
+}
+
+/// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
+/// `args_AT_SET` (the parameters still to write once the set `SET` of them is written; `args_AT_0`
+/// starts), or with more than [`ANY_ORDER_LIMIT`] properties a single `args_AT_0` in declared order.
+fn parameter_rules(
+    at: usize,
+    tool: &ToolSchema,
+    tags: &ParameterTags,
+    markers: &[String],
+) -> Vec<(String, Node)> {
+    let properties = properties(tool);
+    let mut rules = Vec::new();
+    // No raw value holds these; a counted one holds none of their first characters.
+    let stops = value_stops(tags, markers);
+    let excluded = counted_except(tags, &stops);
+    let close = Node::Lit(tags.value_close.to_string());
+    let framing = || -> Vec<Node> {
+        if tags.framing.is_empty() {
+            Vec::new()
+        } else {
+            vec![Node::Opt(Box::new(Node::Lit(tags.framing.to_string())))]
+        }
+    };
+    for (index, (name, schema, _)) in properties.iter().enumerate() {
+        let mut items = vec![
+            Node::Ws,
+            Node::Lit(format!("{}{name}{}", tags.key_open, tags.key_close)),
+        ];
+        if tags.space_before_value {
+            items.push(Node::Ws);
+        }
+        match value_form(schema) {
+            ValueForm::Json(schema) => items.extend([
+                Node::Lit(tags.json_open.to_string()),
+                Node::Ws,
+                Node::Json(schema.into_owned()),
+                Node::Ws,
+                close.clone(),
+            ]),
+            ValueForm::OneOf(values) => {
+                items.push(Node::Lit(tags.string_open.to_string()));
+                items.extend(framing());
+                items.push(Node::Alt(values.into_iter().map(Node::Lit).collect()));
+                items.extend(framing());
+                items.push(close.clone());
+            }
+            ValueForm::Counted { min, max } => {
+                items.push(Node::Lit(tags.string_open.to_string()));
+                items.extend(framing());
+                items.push(Node::Chars {
+                    except: excluded.clone(),
+                    min,
+                    max,
+                });
+                items.extend(framing());
+                items.push(close.clone());
+            }
+            ValueForm::Free => items.extend([
+                Node::Lit(tags.string_open.to_string()),
+                Node::Text {
+                    exclude: stops.clone(),
+                    until: Some(tags.value_close.to_string()),
+                },
+            ]),
+        }
+        items.retain(|item| *item != Node::Lit(String::new()));
+        rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
+    }
+    let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
+    if properties.len() > ANY_ORDER_LIMIT {
+        let items = properties
+            .iter()
+            .enumerate()
+            .map(|(index, (_, _, required))| {
+                if *required {
+                    param(index)
+                } else {
+                    Node::Opt(Box::new(param(index)))
+                }
+            })
+            .collect();
+        rules.push((format!("args_{at}_0"), Node::Seq(items)));
+        return rules;
+    }
+    let required: usize = properties
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, required))| *required)
+        .map(|(index, _)| 1 << index)
+        .sum();
+    for written in 0usize..(1 << properties.len()) {
+        let mut ways = Vec::new();
+        if written & required == required {
+            ways.push(Node::Seq(Vec::new()));
+        }
+        for index in (0..properties.len()).filter(|index| written & (1 << index) == 0) {
+            ways.push(Node::Seq(vec![
+                param(index),
+                Node::Ref(format!("args_{at}_{}", written | (1 << index))),
+            ]));
+        }
+        rules.push((format!("args_{at}_{written}"), Node::Alt(ways)));
+    }
+    rules
 }
 
 /// What one request asks for, resolved.

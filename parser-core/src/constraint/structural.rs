@@ -5,10 +5,19 @@
 //! `triggered_tags` (free text, then calls) for `auto`, and `tags_with_separator` with `at_least_one`
 //! for `required` or a named function; `stop_after_first` when parallel calls are off. Reasoning is a
 //! `tag` around `any_text` before the rest.
+//!
+//! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
+//! one `tag` per declared property, in declared order (an optional property in an `optional`): the
+//! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
+//! its `json_schema`, or for a raw string `any_text`, a `regex` (length bounds) or an `or` of its
+//! values.
 
 use serde_json::{Value, json};
 
-use super::{CallName, FormatDescription, ReasoningStart, Shape};
+use super::{
+    CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except,
+    properties, value_form, value_stops,
+};
 
 pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
     let calls = &format.calls;
@@ -60,6 +69,48 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         "content": content,
                         "end": format!("{}{}", calls.padding, calls.call_end),
                     })
+                }
+                CallName::Parameters {
+                    prefix,
+                    suffix,
+                    parameters,
+                    end,
+                } => {
+                    let except =
+                        counted_except(parameters, &value_stops(parameters, &format.markers()));
+                    let begin = if prefix.is_empty() {
+                        format!("{}{}{suffix}", calls.call_begin, tool.name)
+                    } else {
+                        format!(
+                            "{}{}{prefix}{}{suffix}",
+                            calls.call_begin, calls.padding, tool.name
+                        )
+                    };
+                    let elements: Vec<Value> = properties(tool)
+                        .into_iter()
+                        .map(|(name, schema, required)| {
+                            let element = parameter(parameters, name, schema, &except);
+                            if required {
+                                element
+                            } else {
+                                json!({"type": "optional", "content": element})
+                            }
+                        })
+                        .collect();
+                    let content = if elements.is_empty() {
+                        json!({"type": "const_string", "value": ""})
+                    } else {
+                        json!({"type": "sequence", "elements": elements})
+                    };
+                    let end = if end.is_empty() {
+                        format!("{}{}", parameters.padding, calls.call_end)
+                    } else {
+                        format!(
+                            "{}{end}{}{}",
+                            parameters.padding, calls.padding, calls.call_end
+                        )
+                    };
+                    json!({"type": "tag", "begin": begin, "content": content, "end": end})
                 }
             }
         })
@@ -163,4 +214,46 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
 
 fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
+}
+
+/// One parameter as a `tag`: its name and value opener in `begin`, its value, its closer in `end`.
+fn parameter(tags: &ParameterTags, name: &str, schema: &Value, except: &[char]) -> Value {
+    let space = if tags.space_before_value {
+        tags.padding.as_ref()
+    } else {
+        ""
+    };
+    let key = format!(
+        "{}{}{name}{}{space}",
+        tags.padding, tags.key_open, tags.key_close
+    );
+    let raw = |content: Value| {
+        json!({
+            "type": "tag",
+            "begin": format!("{key}{}{}", tags.string_open, tags.framing),
+            "content": content,
+            "end": format!("{}{}", tags.framing, tags.value_close),
+        })
+    };
+    match value_form(schema) {
+        ValueForm::Json(schema) => json!({
+            "type": "tag",
+            "begin": format!("{key}{}{}", tags.json_open, tags.framing),
+            "content": {"type": "json_schema", "json_schema": schema.as_ref()},
+            "end": format!("{}{}", tags.framing, tags.value_close),
+        }),
+        ValueForm::OneOf(values) => raw(json!({"type": "or", "elements": values
+            .iter()
+            .map(|value| json!({"type": "const_string", "value": value}))
+            .collect::<Vec<_>>()})),
+        ValueForm::Counted { min, max } => {
+            let class: String = except
+                .iter()
+                .map(|c| super::grammar::regex_escape(&c.to_string()))
+                .collect();
+            let pattern = format!("[^{class}]{}", super::grammar::repetition(min, max));
+            raw(json!({"type": "regex", "pattern": pattern}))
+        }
+        ValueForm::Free => raw(json!({"type": "any_text"})),
+    }
 }

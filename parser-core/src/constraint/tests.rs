@@ -490,3 +490,119 @@ fn optional_section(#[case] text: &str, #[case] accepted: bool) {
         json!(["<|s|>", "<|c|>"])
     );
 }
+
+fn tagged_like() -> FormatDescription {
+    FormatDescription {
+        reasoning: None,
+        calls: CallFormat {
+            section: None,
+            section_optional: false,
+            call_begin: "<call>".into(),
+            name: CallName::Parameters {
+                prefix: "<f=".into(),
+                suffix: ">".into(),
+                parameters: ParameterTags {
+                    key_open: "<p=".into(),
+                    key_close: ">".into(),
+                    space_before_value: false,
+                    string_open: "".into(),
+                    json_open: "".into(),
+                    value_close: "</p>".into(),
+                    framing: "\n".into(),
+                    value_stops: vec!["</f>".into()],
+                    padding: "\n".into(),
+                },
+                end: "</f>".into(),
+            },
+            call_end: "</call>".into(),
+            padding: "\n".into(),
+            separator: "\n".into(),
+        },
+        reserved: vec![],
+    }
+}
+
+/// A tool with `count` optional string properties `p0…`, `p0` required, and `note`, a string that
+/// may also be an integer.
+fn tagged_tools(count: usize) -> Tools {
+    let mut properties = serde_json::Map::new();
+    for at in 0..count {
+        properties.insert(format!("p{at}"), json!({"type": "string", "maxLength": 3}));
+    }
+    properties.insert("note".into(), json!({"type": ["string", "integer"]}));
+    Tools::from_json(
+        &json!([{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": properties, "required": ["p0"]
+        }}}]),
+    )
+    .unwrap()
+}
+
+#[rstest]
+#[case::declared_order(3, "<call><f=f><p=p0>a</p><p=p1>b</p></f></call>", true)]
+#[case::any_order(
+    3,
+    "<call><f=f>\n<p=p2>\nc\n</p>\n<p=p0>\na\n</p>\n</f>\n</call>",
+    true
+)]
+#[case::missing_required(3, "<call><f=f><p=p1>b</p></f></call>", false)]
+#[case::repeated(3, "<call><f=f><p=p0>a</p><p=p0>a</p></f></call>", false)]
+#[case::undeclared(3, "<call><f=f><p=p0>a</p><p=q>a</p></f></call>", false)]
+#[case::too_long(3, "<call><f=f><p=p0>abcd</p></f></call>", false)]
+#[case::counted_has_no_marker_start(3, "<call><f=f><p=p0>a<b</p></f></call>", false)]
+#[case::free_text_with_markup(
+    3,
+    "<call><f=f><p=p0>a</p><p=note>\n<b> & </b>\n</p></f></call>",
+    true
+)]
+#[case::free_text_without_stops(3, "<call><f=f><p=p0>a</p><p=note></f></p></f></call>", false)]
+#[case::beyond_the_limit_declared_order(
+    ANY_ORDER_LIMIT + 1,
+    "<call><f=f><p=p0>a</p><p=p2>c</p><p=p1>b</p></f></call>",
+    false
+)]
+#[case::beyond_the_limit_in_order(
+    ANY_ORDER_LIMIT + 1,
+    "<call><f=f><p=p0>a</p><p=p1>b</p><p=p2>c</p></f></call>",
+    true
+)]
+fn tagged_parameters(#[case] count: usize, #[case] text: &str, #[case] accepted: bool) {
+    let constraint = tagged_like()
+        .constraint(
+            Some(&tagged_tools(count)),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+}
+
+#[test]
+fn tagged_parameters_in_the_structural_tag() {
+    let constraint = tagged_like()
+        .constraint(
+            Some(&tagged_tools(2)),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    let call = &constraint.structural_tag["format"]["tags"][0];
+    assert_eq!(call["begin"], "<call>\n<f=f>");
+    assert_eq!(call["end"], "\n</f>\n</call>");
+    let elements = call["content"]["elements"].as_array().unwrap();
+    assert_eq!(elements[0]["begin"], "\n<p=p0>\n");
+    assert_eq!(elements[0]["content"]["pattern"], "[^\\n<]{0,3}");
+    assert_eq!(elements[1]["type"], "optional");
+    assert_eq!(elements[2]["content"]["content"]["type"], "any_text");
+    assert_eq!(
+        constraint.preserved_tokens,
+        ["<call>", "<f=", "<p=", "</p>", "</f>", "</call>"]
+    );
+}
