@@ -586,3 +586,91 @@ fn sampled_outputs_parse_into_valid_calls() {
     );
     assert!(checked >= 3000, "{checked} of {samples}");
 }
+
+/// `parser_auto::constraint` follows the route `prepare` took: the family's registered constraint (by
+/// model name or template signature), the analysis for the generic parser (an error naming the reason
+/// when its format is not described), none without calls.
+#[test]
+fn the_constraint_follows_the_route() {
+    use parser_auto::Route;
+    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+    let options = ParseOptions::new()
+        .with_prompt_tail("<|im_start|>assistant\n")
+        .with_tools(tools);
+    let request = ConstraintRequest {
+        tool_choice: ToolChoice::Required,
+        ..ConstraintRequest::default()
+    };
+    let template =
+        |name: &str| ChatTemplate::from_file(&root().join("templates").join(name)).unwrap();
+
+    let by_model = parser_auto::prepare(Some("Qwen/Qwen3-8B"), None).unwrap();
+    assert_eq!(by_model.route, Route::ModelName("qwen3"));
+    let family = parser_auto::qwen::constraint::qwen3(&options, &request).unwrap();
+    let got = parser_auto::constraint(&by_model, &options, &request);
+    assert_eq!(got.unwrap().unwrap(), family);
+
+    let kimi = template("Kimi-K2-Thinking.jinja");
+    let by_signature = parser_auto::prepare(None, Some(&kimi)).unwrap();
+    assert_eq!(
+        by_signature.route,
+        Route::TemplateSignature("kimi-k2-thinking")
+    );
+    let family = parser_auto::kimi::constraint::k2_thinking(&options, &request).unwrap();
+    let got = parser_auto::constraint(&by_signature, &options, &request);
+    assert_eq!(got.unwrap().unwrap(), family);
+
+    let hermes = template("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja");
+    let generic = parser_auto::prepare(None, Some(&hermes)).unwrap();
+    assert_eq!(generic.route, Route::Analyzer);
+    let factory = GenericParserFactory::new(parser_auto::analysis_for(&hermes));
+    let expected = factory.constraint(&options, &request).unwrap();
+    let got = parser_auto::constraint(&generic, &options, &request);
+    assert_eq!(got.unwrap().unwrap(), expected);
+    assert!(
+        expected.lark.contains(r#""<tool_call>""#),
+        "{}",
+        expected.lark
+    );
+
+    let llama = template("meta-llama-Llama-3.1-8B-Instruct.jinja");
+    let not_described = parser_auto::prepare(None, Some(&llama)).unwrap();
+    assert_eq!(not_described.route, Route::Analyzer);
+    let error = parser_auto::constraint(&not_described, &options, &request)
+        .unwrap()
+        .unwrap_err();
+    assert!(error.to_string().contains("a bare object"), "{error}");
+
+    let gemma = template("google-gemma-2-2b-it.jinja");
+    let no_calls = parser_auto::prepare(None, Some(&gemma)).unwrap();
+    assert!(parser_auto::constraint(&no_calls, &options, &request).is_none());
+}
+
+/// One grammar, shown: `cargo test -p parser-auto --test constraint -- --nocapture example`.
+#[test]
+fn example_grammar_of_a_covered_template() {
+    let hermes = ChatTemplate::from_file(
+        &root().join("templates/NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"),
+    )
+    .unwrap();
+    let prepared = parser_auto::prepare(None, Some(&hermes)).unwrap();
+    let tools = json!([{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]);
+    let options = ParseOptions::new().with_tools(Arc::new(Tools::from_json(&tools).unwrap()));
+    let constraint = prepared
+        .constraint(&options, &ConstraintRequest::default())
+        .unwrap()
+        .unwrap();
+    println!(
+        "{}\n{}\n{:?}",
+        constraint.lark, constraint.gbnf, constraint.triggers
+    );
+    assert!(constraint.lazy);
+    assert_eq!(constraint.triggers.words, ["<tool_call>"]);
+    assert!(check_both(
+        &constraint.lark,
+        &constraint.gbnf,
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+    )
+    .is_ok());
+}
