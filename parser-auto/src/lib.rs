@@ -93,9 +93,10 @@ pub use parser_glm as glm;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use parser_core::openai;
 
-/// Constrained decoding (parser-core's [`parser_core::constraint`]): the request ([`ConstraintRequest`](
-/// mod@constraint::ConstraintRequest)) and the grammars ([`Constraint`](mod@constraint::Constraint)) that
-/// [`fn@constraint`] and [`Prepared::constraint`] build for a resolved model.
+/// Constrained decoding (parser-core's [`parser_core::constraint`]): the request
+/// ([`ConstraintRequest`](struct@constraint::ConstraintRequest)) and the grammars
+/// ([`Constraint`](struct@constraint::Constraint)) that [`fn@constraint`] and [`Prepared::constraint`]
+/// build for a resolved model.
 pub mod constraint {
     pub use parser_core::constraint::*;
 }

@@ -1,5 +1,5 @@
 //! Constrained decoding for the generic parser: the [`FormatDescription`] of an [`Analysis`], from the
-//! same markers the parser interns (trimmed, as [`super::syntax`] matches them), so that a marker the
+//! same markers the parser interns (trimmed, as the parser's marker tables match them), so that a marker the
 //! analysis finds changes the parser and the grammar at once.
 //!
 //! Described so far: the JSON formats whose calls the core description spells.
