@@ -93,6 +93,14 @@ pub use parser_glm as glm;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use parser_core::openai;
 
+/// Constrained decoding (parser-core's [`parser_core::constraint`]): the request
+/// ([`ConstraintRequest`](struct@constraint::ConstraintRequest)) and the grammars
+/// ([`Constraint`](struct@constraint::Constraint)) that [`fn@constraint`] and [`Prepared::constraint`]
+/// build for a resolved model.
+pub mod constraint {
+    pub use parser_core::constraint::*;
+}
+
 /// The `serde_json` this crate's API is written in ([`template::RenderInput`]'s messages and tools,
 /// the serialisable [`analyze::Analysis`]), re-exported so that a server needs no dependency of its
 /// own to build those values: `use parser_auto::serde_json::json;`.
@@ -356,6 +364,75 @@ impl Prepared {
         }
     }
 
+    /// The constraint of one request (grammars, triggers, preserved tokens) for the format a request with
+    /// `options` is parsed in ([`for_request`](Self::for_request)), derived from the same description as
+    /// its parser:
+    /// - a family parser (by model name or template signature): the family's registered constraint
+    ///   ([`ParserEntry::constraint`]), `None` when the family describes none;
+    /// - the generic parser: its analysis ([`generic::GenericParserFactory::constraint`]); `None` when the
+    ///   analysis found no tool calls, an error naming the reason when its call format is not described
+    ///   for constrained decoding yet ([`generic::constraint::NotDescribed`]);
+    /// - a tokenizer config's response format: `None`.
+    ///
+    /// Errors also when the request cannot be met (a named function that is not among the tools,
+    /// `required` without tools).
+    ///
+    /// ```
+    /// use parser_auto::constraint::{ConstraintRequest, ToolChoice};
+    /// use parser_auto::template::ChatTemplate;
+    /// use parser_auto::{ParseOptions, Tools};
+    /// use std::sync::Arc;
+    ///
+    /// // A ChatML template with Hermes-style calls the analyzer reads (no family claims it).
+    /// let source = concat!(
+    ///     "{%- for m in messages %}<|im_start|>{{ m.role }}\n",
+    ///     "{%- if m.content %}{{ m.content }}{% endif %}",
+    ///     "{%- for c in m.tool_calls or [] %}<tool_call>\n",
+    ///     "{{ {'name': c.function.name, 'arguments': c.function.arguments} | tojson }}\n</tool_call>",
+    ///     "{%- endfor %}<|im_end|>\n{% endfor %}",
+    ///     "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+    /// );
+    /// let template = ChatTemplate::from_source(source).unwrap();
+    /// let prepared = parser_auto::prepare(None, Some(&template)).unwrap();
+    /// let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {
+    ///     "name": "now", "parameters": {"type": "object", "properties": {}}
+    /// }}]))
+    /// .unwrap();
+    /// let options = ParseOptions::new().with_tools(Arc::new(tools));
+    /// let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..Default::default() };
+    /// let constraint = prepared.constraint(&options, &request).unwrap().unwrap();
+    /// assert!(constraint.gbnf.contains(r#""<tool_call>""#));
+    /// assert!(constraint.preserved_tokens.contains(&"</tool_call>".to_owned()));
+    /// ```
+    pub fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &constraint::ConstraintRequest,
+    ) -> Option<Result<constraint::Constraint, Error>> {
+        let prepared = self.for_request(options);
+        let with_tokens;
+        let options = match &prepared.special_tokens {
+            Some(tokens) if options.special_tokens.is_none() => {
+                with_tokens = ParseOptions {
+                    special_tokens: Some(tokens.clone()),
+                    ..options.clone()
+                };
+                &with_tokens
+            }
+            _ => options,
+        };
+        match &prepared.source {
+            ParserSource::Family(entry) => entry.constraint(options, request),
+            ParserSource::Response(_) => None,
+            ParserSource::Generic(factory) => {
+                if factory.analysis().tools == analyze::ToolFormat::None {
+                    return None;
+                }
+                Some(factory.constraint(options, request))
+            }
+        }
+    }
+
     /// The template's analysis, when the analyzer was the route (or found nothing).
     pub fn analysis(&self) -> Option<&std::sync::Arc<analyze::Analysis>> {
         match &self.source {
@@ -363,6 +440,17 @@ impl Prepared {
             ParserSource::Family(_) | ParserSource::Response(_) => None,
         }
     }
+}
+
+/// The constraint of one request for the format `prepared` parses it in: see
+/// [`Prepared::constraint`]. `None` when that format has no constraint (a family that describes none,
+/// an analysis without tool calls, a tokenizer config's response format).
+pub fn constraint(
+    prepared: &Prepared,
+    options: &ParseOptions,
+    request: &constraint::ConstraintRequest,
+) -> Option<Result<constraint::Constraint, Error>> {
+    prepared.constraint(options, request)
 }
 
 /// Resolves a model once, in [`resolve`]'s order, without building a parser. The analysis of a template

@@ -135,6 +135,7 @@
 //! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
 //! ```
 
+pub mod constraint;
 mod head;
 pub mod pythonic;
 mod syntax;
@@ -142,10 +143,11 @@ mod tools;
 
 use std::sync::Arc;
 
+use parser_core::constraint::{Constraint, ConstraintRequest, ReasoningStart};
 use parser_core::intern::reasoning_syntax;
 use parser_core::{
-    BlockInReasoning, Composed, NoReasoning, ParseOptions, Parser, ReasoningFormat,
-    ReasoningSyntax, Stage, ThinkTagReasoningParser,
+    BlockInReasoning, Composed, Error, ErrorKind, NoReasoning, ParseOptions, Parser,
+    ReasoningFormat, ReasoningSyntax, Stage, ThinkTagReasoningParser,
 };
 
 use crate::analyze::{Analysis, ReasoningMode};
@@ -204,13 +206,85 @@ impl GenericParserFactory {
                 Composed::new(NoReasoning, tools, Stage::Content, false),
             );
         };
-        let stage = stage_for(&self.analysis, reasoning, options);
+        let stage = stage_for(&self.analysis, reasoning, options, Stage::Content);
         let inline = options.reasoning_format == ReasoningFormat::Inline;
         let parser = ThinkTagReasoningParser::new(reasoning, stage)
             .inline(inline)
             .blocks_in_reasoning(BlockInReasoning::Hold);
         let composed = Composed::new(parser, tools, stage, inline);
         Parser::new(NAME, composed.buffer_limit(options.limits.call_buffer))
+    }
+
+    /// Where a request's output starts, for the reasoning part of its grammar, by the parser's own stage
+    /// rules (see [Stage](self#stage)): inside reasoning when the parser starts there; without reasoning
+    /// when something says thinking is off (the parser would start in the answer even if the template's
+    /// prompt left the model free), or when the template has no reasoning start marker to open it with;
+    /// otherwise the output may open reasoning itself.
+    pub fn reasoning_start(&self, options: &ParseOptions) -> ReasoningStart {
+        let Some(reasoning) = self.reasoning else {
+            return ReasoningStart::Off;
+        };
+        if stage_for(&self.analysis, reasoning, options, Stage::Content) == Stage::Reasoning {
+            ReasoningStart::Inside
+        } else if reasoning.detector.open.iter().all(|m| m.is_empty())
+            || stage_for(&self.analysis, reasoning, options, Stage::Reasoning) == Stage::Content
+        {
+            ReasoningStart::Off
+        } else {
+            ReasoningStart::Optional
+        }
+    }
+
+    /// The constraint of one request for this parser's format (see [`constraint`]): the grammar of
+    /// what the parser built for the same `options` reads as the request's calls.
+    ///
+    /// Errors: the analysis' format is not described yet ([`constraint::NotDescribed`], as an
+    /// [`ErrorKind::InvalidOption`] naming the reason), or the request is not satisfiable (a named
+    /// function not among the tools, `required` without tools).
+    ///
+    /// ```
+    /// use parser_auto::analyze::{Analysis, Markers, ToolFormat};
+    /// use parser_auto::generic::GenericParserFactory;
+    /// use parser_auto::{ParseOptions, Tools};
+    /// use parser_core::constraint::{ConstraintRequest, ToolChoice};
+    /// use std::sync::Arc;
+    ///
+    /// // Devstral-style calls: `[TOOL_CALLS]NAME[ARGS]{…}`.
+    /// let analysis = Analysis {
+    ///     tools: ToolFormat::TagWithJson,
+    ///     markers: Markers {
+    ///         per_call_start: "[TOOL_CALLS]".into(),
+    ///         func_name_suffix: "[ARGS]".into(),
+    ///         ..Markers::default()
+    ///     },
+    ///     ..Analysis::default()
+    /// };
+    /// let factory = GenericParserFactory::new(Arc::new(analysis));
+    /// let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {
+    ///     "name": "now", "parameters": {"type": "object", "properties": {}}
+    /// }}]))
+    /// .unwrap();
+    /// let options = ParseOptions::new().with_tools(Arc::new(tools));
+    /// let constraint = factory.constraint(&options, &ConstraintRequest::default()).unwrap();
+    /// assert!(constraint.lazy);
+    /// assert_eq!(constraint.triggers.words, ["[TOOL_CALLS]"]);
+    /// assert!(constraint.lark.contains(r#""now""#));
+    /// ```
+    pub fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Result<Constraint, Error> {
+        let format = constraint::format_description(&self.analysis).map_err(|why| {
+            Error::new(ErrorKind::InvalidOption(format!(
+                "the generic parser's format cannot be constrained yet: {why}"
+            )))
+        })?;
+        format.constraint(
+            options.tools.as_deref(),
+            self.reasoning_start(options),
+            request,
+        )
     }
 }
 
@@ -268,8 +342,15 @@ fn turn_starts(analysis: &Analysis, start: &str) -> Vec<String> {
 /// The stage the output starts in; see the module docs. The rules are the families': core's
 /// [`StageDetector::resolve`](parser_core::StageDetector::resolve) (the explicit stage, the prompt tail,
 /// the token ids, `enable_thinking` when the template has a thinking switch), with the template's own
-/// generation prompt as the default.
-fn stage_for(analysis: &Analysis, syntax: &ReasoningSyntax, options: &ParseOptions) -> Stage {
+/// generation prompt as the default. `unmarked` is where a prompt that says nothing leaves the output
+/// (the parser's rule is [`Stage::Content`]; [`Stage::Reasoning`] asks whether anything says
+/// otherwise).
+fn stage_for(
+    analysis: &Analysis,
+    syntax: &ReasoningSyntax,
+    options: &ParseOptions,
+    unmarked: Stage,
+) -> Stage {
     let detector = &syntax.detector;
     let thinking = options
         .enable_thinking
@@ -278,7 +359,7 @@ fn stage_for(analysis: &Analysis, syntax: &ReasoningSyntax, options: &ParseOptio
     let unmarked = if detector.open.is_empty() && thinking != Some(false) {
         Stage::Reasoning
     } else {
-        Stage::Content
+        unmarked
     };
     // What the template's generation prompt, for this request's thinking, leaves the model in.
     let prompt = match thinking {
