@@ -229,7 +229,7 @@ fn case_lines(
     }
     grammars
         .into_iter()
-        .map(|(request, constraint, accept, refuse)| {
+        .flat_map(|(request, constraint, accept, refuse)| {
             let name = format!("{} {} [{request}]", entry.name, case.id);
             let mut keep = |texts: Vec<String>, expected: bool| -> Vec<String> {
                 texts
@@ -262,7 +262,6 @@ fn case_lines(
             }
             lines
         })
-        .flatten()
         .collect()
 }
 
