@@ -118,6 +118,28 @@ fn shows(shown: &serde_json::Value, actual: &serde_json::Value) -> bool {
     }
 }
 
+/// The same grammar text, except for the key order of `%json` schemas (serde_json keeps the tools file's
+/// order when a crate of the build turns on its `preserve_order` feature, as the workspace's test build
+/// does, and sorts the keys otherwise).
+fn same_grammar(shown: &str, actual: &str) -> bool {
+    let json = |line: &str| {
+        line.split_once(": %json ").and_then(|(rule, schema)| {
+            Some((
+                rule.to_owned(),
+                serde_json::from_str::<serde_json::Value>(schema).ok()?,
+            ))
+        })
+    };
+    shown.lines().count() == actual.lines().count()
+        && shown
+            .lines()
+            .zip(actual.lines())
+            .all(|(s, a)| match (json(s), json(a)) {
+                (Some(s), Some(a)) => s == a,
+                _ => s == a,
+            })
+}
+
 #[test]
 fn the_grammar_examples_show_the_real_output() {
     let text = std::fs::read_to_string(workspace_root().join("README.md")).expect("README");
@@ -148,7 +170,10 @@ fn the_grammar_examples_show_the_real_output() {
         assert!(output.status.success(), "{command}");
         let actual = String::from_utf8(output.stdout).expect("UTF-8");
         match fence {
-            "```text" => assert_eq!(shown, actual, "{command}"),
+            "```text" => assert!(
+                same_grammar(&shown, &actual),
+                "{command}:\n{shown}\nis not\n{actual}"
+            ),
             "```json" => {
                 let shown: serde_json::Value = serde_json::from_str(&shown).expect("shown JSON");
                 let actual: serde_json::Value = serde_json::from_str(&actual).expect("JSON");

@@ -25,7 +25,9 @@
 //!
 //! Each command is a module with a `run` function taking its parsed [`flags`]. Flags are parsed by hand
 //! from `std::env::args` (no clap: this crate is built on every `cargo xtask`, so it keeps its dependencies
-//! to the workspace's own crates and `serde_json`).
+//! to the workspace's own crates, `serde_json`, and llguidance, which the families' grammar tests build
+//! already: `grammar-check` decides what our Lark form accepts with the tests' own helpers,
+//! `parser-core/tests-support/{llg,family}.rs`, included as modules).
 
 mod analyze;
 mod bench;
