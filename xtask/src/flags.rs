@@ -276,6 +276,12 @@ mod tests {
     }
 
     #[test]
+    fn grammar_check_takes_no_arguments() {
+        assert_eq!(parse_str("grammar-check"), Ok(Command::GrammarCheck));
+        assert!(parse_str("grammar-check --family qwen").is_err());
+    }
+
+    #[test]
     fn commands_and_flags() {
         assert_eq!(parse_str(""), Ok(Command::Help));
         assert_eq!(parse_str("--help"), Ok(Command::Help));

@@ -535,3 +535,42 @@ fn run_quiet(command: &mut Command, what: &str) -> Result<(), String> {
         Err(format!("{what} failed ({status})"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, arguments: &str) -> ToolCall {
+        ToolCall {
+            id: String::new(),
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+            valid: true,
+        }
+    }
+
+    #[test]
+    fn calls_are_written_in_the_structural_tags_framing() {
+        let tag = |name: &str| {
+            json!({"type": "tag", "begin": format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": "),
+                   "content": {"type": "json_schema", "json_schema": {}}, "end": "}\n</tool_call>"})
+        };
+        let format = json!({"type": "sequence", "elements": [
+            {"type": "tag", "begin": "", "content": {"type": "any_text"}, "end": "</think>"},
+            {"type": "tags_with_separator", "tags": [tag("get"), tag("get_weather")], "separator": "\n"},
+        ]});
+        let calls = [
+            call("get_weather", r#"{"city": "Paris"}"#),
+            call("get", "{}"),
+        ];
+        assert_eq!(
+            render(&format, &calls).as_deref(),
+            Some(
+                "Let me see.</think><tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n\
+                 <tool_call>\n{\"name\": \"get\", \"arguments\": {}}\n</tool_call>"
+            )
+        );
+        // A call of a function the tag does not know cannot be written.
+        assert_eq!(render(&format, &[call("now", "{}")]), None);
+    }
+}
