@@ -32,6 +32,8 @@ USAGE:
                                              print the prompt the model sees for a conversation
   llm-parse --batch CASES.jsonl [--chunk ..] one JSON result line per test case
   llm-parse --list                           the registered parsers, their aliases and models
+  llm-parse --grammar (--model M | --parser P | --template T) --tools F [GRAMMAR OPTIONS]
+                                             the constrained-decoding grammar of a request
 
 CHOOSING THE PARSER:
   --model MODEL           a model id, e.g. deepseek-ai/DeepSeek-R1 or unsloth/DeepSeek-V3.1-GGUF
@@ -112,6 +114,23 @@ RENDERING (what does the model actually see?):
                           rewritten to fit, and stderr says so ('llm-parse: polyfill: ...').
                           --thinking and --tools override the file's.
 
+CONSTRAINED DECODING:
+  --grammar               print the constraint of a request instead of parsing: the grammar
+                          the output must follow, for llguidance (Lark), llama.cpp (GBNF,
+                          lazy triggers, preserved tokens) and vLLM / SGLang (xgrammar
+                          structural tag); as one JSON object
+                          {\"lark\", \"gbnf\", \"structural_tag\", \"lazy\", \"triggers\",
+                          \"preserved_tokens\"} unless --format picks one form. The parser
+                          comes from --model, --parser or --template/--model-dir as when
+                          parsing; --prompt-tail, --thinking and --stage say where the output
+                          starts (inside reasoning, or not). Needs --tools.
+  --tool-choice auto|required|none|NAME
+                          the request's tool_choice (default auto; NAME: that function)
+  --no-parallel           parallel_tool_calls: false (at most one call)
+  --format lark|gbnf|structural-tag
+                          print only this form, as the engine takes it (the structural
+                          tag as JSON)
+
 OTHER:
   --list                  list the registered parsers
   -h, --help              this text
@@ -130,6 +149,7 @@ EXAMPLES:
   llm-parse --analyze templates/Qwen3-Coder.jinja
   llm-parse --render request.json --template templates/google-gemma-2-2b-it.jinja
   llm-parse --batch corpus/llama_cpp/glm.jsonl --templates templates --ignore-model
+  llm-parse --grammar --model Qwen/Qwen3-8B --tools tools.json --tool-choice required
 
 Generated call ids come from a fixed seed: the same input always gives the same output.
 Errors go to stderr, prefixed 'llm-parse: error:', with exit code 2.
@@ -234,6 +254,43 @@ pub struct RenderArgs {
     pub tools: Option<PathBuf>,
 }
 
+/// The form `--grammar --format` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrammarFormat {
+    /// llguidance's Lark.
+    Lark,
+    /// llama.cpp's GBNF.
+    Gbnf,
+    /// xgrammar's structural tag (JSON).
+    StructuralTag,
+}
+
+/// The request's `tool_choice`, as typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolChoiceArg {
+    /// `auto`.
+    Auto,
+    /// `required`.
+    Required,
+    /// `none`.
+    None,
+    /// A function name.
+    Function(String),
+}
+
+/// Printing the constraint of one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrammarArgs {
+    /// Which parser, and what the request said (its input and driving fields are unused).
+    pub run: RunArgs,
+    /// `--tool-choice`.
+    pub tool_choice: ToolChoiceArg,
+    /// False with `--no-parallel`.
+    pub parallel: bool,
+    /// `--format`: one form, or all of them as JSON.
+    pub format: Option<GrammarFormat>,
+}
+
 /// What the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -253,6 +310,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// `--render`.
     Render(RenderArgs),
+    /// `--grammar`.
+    Grammar(GrammarArgs),
 }
 
 /// Every flag as typed, before the mode is decided.
@@ -265,6 +324,10 @@ struct Raw {
     stream: bool,
     json: bool,
     ignore_model: bool,
+    grammar: bool,
+    no_parallel: bool,
+    tool_choice: Option<String>,
+    format: Option<String>,
     model: Option<String>,
     parser: Option<String>,
     template: Option<String>,
@@ -311,6 +374,17 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
     if raw.ignore_model && raw.batch.is_none() {
         return Err("`--ignore-model` only applies to --batch".to_owned());
     }
+    if raw.grammar {
+        return grammar_command(raw);
+    }
+    let grammar_only = [
+        ("--tool-choice", raw.tool_choice.is_some()),
+        ("--no-parallel", raw.no_parallel),
+        ("--format", raw.format.is_some()),
+    ];
+    if let Some((flag, _)) = grammar_only.iter().find(|(_, given)| *given) {
+        return Err(format!("`{flag}` only applies to --grammar"));
+    }
     if let Some(path) = raw.analyze.clone() {
         return analyze_command(raw, path);
     }
@@ -351,6 +425,8 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--stream" => Some(&mut raw.stream),
             "--json" => Some(&mut raw.json),
             "--ignore-model" => Some(&mut raw.ignore_model),
+            "--grammar" => Some(&mut raw.grammar),
+            "--no-parallel" => Some(&mut raw.no_parallel),
             _ => None,
         };
         if let Some(switch) = switch {
@@ -379,6 +455,8 @@ fn read_flags(args: Vec<String>) -> Result<Raw, String> {
             "--stage" => &mut raw.stage,
             "--chunk" => &mut raw.chunk,
             "--batch" => &mut raw.batch,
+            "--tool-choice" => &mut raw.tool_choice,
+            "--format" => &mut raw.format,
             _ => return Err(format!("unknown flag `{flag}` (see `llm-parse --help`)")),
         };
         if slot.is_some() {
@@ -501,6 +579,11 @@ fn analyze_command(raw: Raw, path: String) -> Result<Command, String> {
 }
 
 fn run_command(raw: Raw) -> Result<Command, String> {
+    run_args(raw).map(Command::Run)
+}
+
+/// The parser choice and request fields shared by parsing and `--grammar`.
+fn run_args(raw: Raw) -> Result<RunArgs, String> {
     if raw.model.is_none()
         && raw.parser.is_none()
         && raw.template.is_none()
@@ -538,7 +621,7 @@ fn run_command(raw: Raw) -> Result<Command, String> {
             raw.positional[0], raw.positional[1]
         ));
     }
-    Ok(Command::Run(RunArgs {
+    Ok(RunArgs {
         model: raw.model,
         parser: raw.parser,
         template,
@@ -558,6 +641,56 @@ fn run_command(raw: Raw) -> Result<Command, String> {
             .positional
             .first()
             .map_or(Input::Stdin, |file| input_from(file)),
+    })
+}
+
+fn grammar_command(mut raw: Raw) -> Result<Command, String> {
+    let not_for_grammar = [
+        ("--analyze", raw.analyze.is_some()),
+        ("--render", raw.render.is_some()),
+        ("--batch", raw.batch.is_some()),
+        ("--reasoning-format", raw.reasoning_format.is_some()),
+        ("--chunk", raw.chunk.is_some()),
+        ("--stream", raw.stream),
+        ("--strict", raw.strict),
+    ];
+    if let Some((flag, _)) = not_for_grammar.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "`{flag}` does not apply to --grammar, which prints a request's constraint"
+        ));
+    }
+    if let Some(extra) = raw.positional.first() {
+        return Err(format!(
+            "unexpected argument `{extra}` with --grammar (it reads no model output)"
+        ));
+    }
+    if raw.tools.is_none() {
+        return Err("--grammar needs the request's tools: --tools FILE".to_owned());
+    }
+    let tool_choice = match raw.tool_choice.take().as_deref() {
+        None | Some("auto") => ToolChoiceArg::Auto,
+        Some("required") => ToolChoiceArg::Required,
+        Some("none") => ToolChoiceArg::None,
+        Some("") => return Err("`--tool-choice` needs a value".to_owned()),
+        Some(name) => ToolChoiceArg::Function(name.to_owned()),
+    };
+    let format = match raw.format.take().as_deref() {
+        None => None,
+        Some("lark") => Some(GrammarFormat::Lark),
+        Some("gbnf") => Some(GrammarFormat::Gbnf),
+        Some("structural-tag") => Some(GrammarFormat::StructuralTag),
+        Some(other) => {
+            return Err(format!(
+                "`--format` is `lark`, `gbnf` or `structural-tag`, not `{other}`"
+            ));
+        }
+    };
+    let parallel = !raw.no_parallel;
+    Ok(Command::Grammar(GrammarArgs {
+        run: run_args(raw)?,
+        tool_choice,
+        parallel,
+        format,
     }))
 }
 

@@ -7,16 +7,18 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use parser_auto::constraint::{ConstraintRequest, ToolChoice};
 use parser_auto::template::ChatTemplate;
 use parser_auto::{
-    Accumulator, Deltas, ErrorKind, ParseOptions, ParsedMessage, Parser, ReasoningFormat, Resolved,
-    Tools,
+    Accumulator, Deltas, ErrorKind, ParseOptions, ParsedMessage, Parser, ParserEntry,
+    ReasoningFormat, Resolved, Tools,
 };
 use serde_json::Value;
 
 use crate::Failure;
 use crate::args::{
-    AnalyzeArgs, BatchArgs, Chunking, Command, HELP, Input, RenderArgs, RunArgs, TemplateSource,
+    AnalyzeArgs, BatchArgs, Chunking, Command, GrammarArgs, GrammarFormat, HELP, Input, RenderArgs,
+    RunArgs, TemplateSource, ToolChoiceArg,
 };
 use crate::output::{Json, delta_json, message_fields, message_json};
 
@@ -43,6 +45,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Batch(args) => batch(&args, out),
         Command::Analyze(args) => analyze(&args, out),
         Command::Render(args) => render(&args, out),
+        Command::Grammar(args) => grammar(&args, out),
     }
 }
 
@@ -177,6 +180,96 @@ fn run_one(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     };
     writeln!(out, "{}", message_json(&message).compact())?;
     Ok(())
+}
+
+/// `--grammar`: the constraint of one request, in one form or all of them.
+fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let options = run_options(&args.run)?;
+    let template = (args.run.template.as_ref())
+        .map(|source| load_template(source, args.run.template_name.as_deref()))
+        .transpose()?;
+    let entry = constraint_entry(&args.run, template.as_ref(), &options)?;
+    let request = ConstraintRequest {
+        tool_choice: match &args.tool_choice {
+            ToolChoiceArg::Auto => ToolChoice::Auto,
+            ToolChoiceArg::Required => ToolChoice::Required,
+            ToolChoiceArg::None => ToolChoice::None,
+            ToolChoiceArg::Function(name) => ToolChoice::Function(name.clone()),
+        },
+        parallel_tool_calls: args.parallel,
+        ..ConstraintRequest::default()
+    };
+    let constraint = entry
+        .constraint(&options, &request)
+        .ok_or_else(|| {
+            Failure::msg(format!(
+                "parser `{}` has no constrained-decoding grammar yet (family {})",
+                entry.name, entry.family
+            ))
+        })?
+        .map_err(|error| Failure::msg(error.to_string()))?;
+    match args.format {
+        Some(GrammarFormat::Lark) => write!(out, "{}", constraint.lark)?,
+        Some(GrammarFormat::Gbnf) => write!(out, "{}", constraint.gbnf)?,
+        Some(GrammarFormat::StructuralTag) => {
+            writeln!(out, "{}", Json::Value(constraint.structural_tag).pretty())?
+        }
+        None => {
+            let strings =
+                |items: &[String]| Json::Array(items.iter().map(|s| Json::string(s)).collect());
+            let json = Json::Object(vec![
+                ("parser", Json::string(entry.name)),
+                ("lazy", Json::Value(Value::Bool(constraint.lazy))),
+                (
+                    "triggers",
+                    Json::Object(vec![
+                        ("words", strings(&constraint.triggers.words)),
+                        ("patterns", strings(&constraint.triggers.patterns)),
+                    ]),
+                ),
+                ("preserved_tokens", strings(&constraint.preserved_tokens)),
+                ("lark", Json::string(&constraint.lark)),
+                ("gbnf", Json::string(&constraint.gbnf)),
+                ("structural_tag", Json::Value(constraint.structural_tag)),
+            ]);
+            writeln!(out, "{}", json.pretty())?;
+        }
+    }
+    Ok(())
+}
+
+/// The registry entry whose constraint `--grammar` prints: `--parser`, else the family a template
+/// (with `--model`) resolves to, else `--model`'s. The generic parser has no constraint here yet.
+fn constraint_entry(
+    args: &RunArgs,
+    template: Option<&ChatTemplate>,
+    options: &ParseOptions,
+) -> Result<&'static ParserEntry, Failure> {
+    let by_name = |name: &str| {
+        parser_auto::entry_by_name(name).map_err(|error| Failure::msg(error.to_string()))
+    };
+    if let Some(name) = &args.parser {
+        return by_name(name);
+    }
+    let Some(template) = template else {
+        let model = args.model.as_deref().unwrap_or_default();
+        return parser_auto::entry_for_model(model)
+            .map_err(|error| Failure::msg(error.to_string()));
+    };
+    let Resolved { route, .. } =
+        parser_auto::resolve(args.model.as_deref(), Some(template), options)
+            .map_err(|error| Failure::msg(error.to_string()))?;
+    let _ = writeln!(io::stderr(), "llm-parse: route: {route}");
+    match route {
+        parser_auto::Route::ModelName(name) | parser_auto::Route::TemplateSignature(name) => {
+            by_name(name)
+        }
+        other => Err(Failure::msg(format!(
+            "constrained decoding is not available yet for this template's route, the {other} \
+             (only the family parsers have grammars so far; if the format is a family's, pick it \
+             with --parser NAME)"
+        ))),
+    }
 }
 
 /// The request options the flags describe; reads the `--tools` file.

@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::testing::{Chunking, load_cases, run_chunked};
-use parser_core::{ParseOptions, ParsedMessage, ParserEntry, Tools, find_by_name, find_for_model};
+use parser_core::constraint::{Constraint, ConstraintRequest, ResponseFormat, ToolChoice};
+use parser_core::testing::{Case, Chunking, load_cases, run_chunked};
+use parser_core::{
+    ParseOptions, ParsedMessage, ParserEntry, ToolCall, Tools, find_by_name, find_for_model,
+};
 use serde_json::{Map, Value, json};
 
 use super::llg;
@@ -69,11 +71,115 @@ pub struct Acceptance {
     pub refused: Vec<(String, String)>,
 }
 
-/// Runs every case of `files` (under `corpus_dir`) with at least one call, all valid as our parser reads
-/// them, through the grammar of its parser: `required` (parallel calls only when it has several) on the
-/// whole output, trailing `eos` tokens dropped; when that refuses and the output has content before its
-/// first call, the lazy `auto` grammar on the output from the first `trigger` after reasoning. Both the
-/// Lark and the GBNF grammar must accept.
+/// One corpus output the grammars of its parser accept, as [`case_verdict`] found it.
+#[derive(Debug)]
+pub struct Accepted {
+    /// The case's options, with its tools (given, or inferred from its calls).
+    pub options: ParseOptions,
+    /// The request whose grammar accepts `text`: `required` (parallel calls only when the output has
+    /// several) for a whole output, lazy `auto` for an output from its trigger.
+    pub request: ConstraintRequest,
+    /// That request's constraint.
+    pub constraint: Constraint,
+    /// The text accepted: the whole output without trailing end tokens, or the output from the first
+    /// trigger after reasoning.
+    pub text: String,
+    /// The calls our parser reads in the output.
+    pub calls: Vec<ToolCall>,
+    /// The trigger words of the lazy `auto` grammar (where calls open).
+    pub openers: Vec<String>,
+}
+
+/// What the grammars of a case's parser make of its output.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Not a grammar case: no call, an invalid call, or a parser without a constraint.
+    Skipped,
+    /// The `required` grammar accepts the whole output.
+    Whole(Accepted),
+    /// The output has content before its calls, and the lazy `auto` grammar accepts it from the trigger.
+    FromTrigger(Accepted),
+    /// Neither accepts it: why.
+    Refused(String),
+}
+
+/// Runs one case with at least one call, all valid as `entry`'s parser reads them, through the grammar
+/// of that parser: `required` (parallel calls only when it has several) on the whole output, trailing
+/// `eos` tokens dropped; when that refuses and the output has content before its first call, the lazy
+/// `auto` grammar on the output from the first trigger after reasoning. Both the Lark and the GBNF
+/// grammar must accept.
+pub fn case_verdict(entry: &ParserEntry, case: &Case, eos: &[&str]) -> Verdict {
+    let mut options = case.options();
+    let message = entry.parser(&options).parse(&case.output);
+    if message.tool_calls.is_empty() || message.tool_calls.iter().any(|c| !c.valid) {
+        return Verdict::Skipped;
+    }
+    options.tools = Some(tools_for(&options, &message));
+    let mut output = case.output.as_str();
+    loop {
+        let trimmed = output.trim_end();
+        match eos.iter().find(|token| trimmed.ends_with(*token)) {
+            Some(token) => output = &trimmed[..trimmed.len() - token.len()],
+            None => break,
+        }
+    }
+    let request = ConstraintRequest {
+        tool_choice: ToolChoice::Required,
+        parallel_tool_calls: message.tool_calls.len() > 1,
+        response_format: ResponseFormat::Text,
+    };
+    let Some(constraint) = entry.constraint(&options, &request) else {
+        return Verdict::Skipped;
+    };
+    let constraint = constraint.unwrap_or_else(|e| panic!("{}: {e}", case.id));
+    let auto = ConstraintRequest {
+        tool_choice: ToolChoice::Auto,
+        ..request.clone()
+    };
+    let lazy = entry.constraint(&options, &auto).unwrap().unwrap();
+    let accepted = |request, constraint, text: &str| Accepted {
+        options: options.clone(),
+        request,
+        constraint,
+        text: text.to_owned(),
+        calls: message.tool_calls.clone(),
+        openers: lazy.triggers.words.clone(),
+    };
+    let whole = check_both(&constraint.lark, &constraint.gbnf, output);
+    if whole.is_ok() {
+        return Verdict::Whole(accepted(request, constraint, output));
+    }
+    let after_reasoning = message
+        .reasoning
+        .as_ref()
+        .and_then(|_| {
+            ["</think>", "◁/think▷"]
+                .iter()
+                .filter_map(|close| output.find(close).map(|at| at + close.len()))
+                .min()
+        })
+        .unwrap_or(0);
+    let trigger = lazy
+        .triggers
+        .words
+        .iter()
+        .filter_map(|word| output[after_reasoning..].find(word.as_str()))
+        .min()
+        .map(|at| at + after_reasoning);
+    let content_first = message
+        .content
+        .as_deref()
+        .is_some_and(|c| !c.trim().is_empty());
+    match trigger {
+        Some(at) if content_first => match check_both(&lazy.lark, &lazy.gbnf, &output[at..]) {
+            Ok(()) => Verdict::FromTrigger(accepted(auto, lazy.clone(), &output[at..])),
+            Err(why) => Verdict::Refused(why),
+        },
+        _ => Verdict::Refused(whole.unwrap_err()),
+    }
+}
+
+/// Runs every case of `files` (under `corpus_dir`) through [`case_verdict`] with its model's parser.
 pub fn corpus_acceptance(corpus_dir: &Path, files: &[&str], eos: &[&str]) -> Acceptance {
     corpus_acceptance_of(corpus_dir, files, eos, &[])
 }
@@ -97,70 +203,11 @@ pub fn corpus_acceptance_of(
                 run.skipped += 1;
                 continue;
             }
-            let mut options = case.options();
-            let message = entry.parser(&options).parse(&case.output);
-            if message.tool_calls.is_empty() || message.tool_calls.iter().any(|c| !c.valid) {
-                run.skipped += 1;
-                continue;
-            }
-            options.tools = Some(tools_for(&options, &message));
-            let mut output = case.output.as_str();
-            loop {
-                let trimmed = output.trim_end();
-                match eos.iter().find(|token| trimmed.ends_with(*token)) {
-                    Some(token) => output = &trimmed[..trimmed.len() - token.len()],
-                    None => break,
-                }
-            }
-            let request = ConstraintRequest {
-                tool_choice: ToolChoice::Required,
-                parallel_tool_calls: message.tool_calls.len() > 1,
-                response_format: ResponseFormat::Text,
-            };
-            let Some(constraint) = entry.constraint(&options, &request) else {
-                run.skipped += 1;
-                continue;
-            };
-            let constraint = constraint.unwrap_or_else(|e| panic!("{}: {e}", case.id));
-            let whole = check_both(&constraint.lark, &constraint.gbnf, output);
-            if whole.is_ok() {
-                run.whole += 1;
-                continue;
-            }
-            let auto = ConstraintRequest {
-                tool_choice: ToolChoice::Auto,
-                ..request
-            };
-            let lazy = entry.constraint(&options, &auto).unwrap().unwrap();
-            let after_reasoning = message
-                .reasoning
-                .as_ref()
-                .and_then(|_| {
-                    ["</think>", "◁/think▷"]
-                        .iter()
-                        .filter_map(|close| output.find(close).map(|at| at + close.len()))
-                        .min()
-                })
-                .unwrap_or(0);
-            let trigger = lazy
-                .triggers
-                .words
-                .iter()
-                .filter_map(|word| output[after_reasoning..].find(word.as_str()))
-                .min()
-                .map(|at| at + after_reasoning);
-            let content_first = message
-                .content
-                .as_deref()
-                .is_some_and(|c| !c.trim().is_empty());
-            match trigger {
-                Some(at) if content_first => {
-                    match check_both(&lazy.lark, &lazy.gbnf, &output[at..]) {
-                        Ok(()) => run.from_trigger += 1,
-                        Err(why) => run.refused.push((case.id.clone(), why)),
-                    }
-                }
-                _ => run.refused.push((case.id.clone(), whole.unwrap_err())),
+            match case_verdict(entry, &case, eos) {
+                Verdict::Skipped => run.skipped += 1,
+                Verdict::Whole(_) => run.whole += 1,
+                Verdict::FromTrigger(_) => run.from_trigger += 1,
+                Verdict::Refused(why) => run.refused.push((case.id.clone(), why)),
             }
         }
     }

@@ -54,6 +54,13 @@ Commands:
       ASCII letters and digits, starting with a letter. Then make it the real format (see
       CONTRIBUTING.md).
 
+  grammar-check
+      Every parser's constraints (one per corpus output and request: required, a named function,
+      auto, none, parallel calls on and off) checked by engines other than ours: the GBNF with
+      xgrammar and llguidance's GBNF reader, the structural tags with xgrammar, on the corpus outputs
+      the Lark form accepts and on refusals. Makes a venv under the target directory once
+      (python3 -m venv; pip install --no-deps -r xtask/python/requirements.txt: ~130 MB from PyPI).
+
   help
       This text.";
 
@@ -72,6 +79,8 @@ pub enum Command {
     NewFamily(NewFamily),
     /// `fuzz`.
     Fuzz(Fuzz),
+    /// `grammar-check`.
+    GrammarCheck,
 }
 
 /// Flags of `bench`.
@@ -250,6 +259,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             _ => Err("new-family: takes one NAME and no flags".to_owned()),
         },
         "fuzz" => Ok(Command::Fuzz(parse_fuzz(args)?)),
+        "grammar-check" => match args.next() {
+            None => Ok(Command::GrammarCheck),
+            Some(extra) => Err(format!("grammar-check takes no arguments, got `{extra}`")),
+        },
         other => Err(format!("unknown command `{other}`")),
     }
 }
@@ -260,6 +273,12 @@ mod tests {
 
     fn parse_str(line: &str) -> Result<Command, String> {
         parse(line.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn grammar_check_takes_no_arguments() {
+        assert_eq!(parse_str("grammar-check"), Ok(Command::GrammarCheck));
+        assert!(parse_str("grammar-check --family qwen").is_err());
     }
 
     #[test]

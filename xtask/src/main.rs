@@ -18,17 +18,27 @@
 //!   every family's parsers (the `fuzz` crate, in release mode); see [`fuzz`](mod@fuzz).
 //! - `cargo xtask new-family NAME`: a new family crate `parser-NAME`, wired into the workspace, parser-auto,
 //!   the corpus and the benchmarks, that builds and passes its tests as generated; see [`new_family`].
+//! - `cargo xtask grammar-check`: every registered constraint's GBNF and structural tags through
+//!   xgrammar and llguidance (Python, in a venv made once under the target directory), on corpus outputs
+//!   and refusals; see [`grammar_check`].
 //! - `cargo xtask help`: this list.
 //!
 //! Each command is a module with a `run` function taking its parsed [`flags`]. Flags are parsed by hand
 //! from `std::env::args` (no clap: this crate is built on every `cargo xtask`, so it keeps its dependencies
-//! to the workspace's own crates and `serde_json`).
+//! to the workspace's own crates, `serde_json`, and llguidance, which the families' grammar tests build
+//! already: `grammar-check` decides what our Lark form accepts with the tests' own helpers,
+//! `parser-core/tests-support/{llg,family}.rs`, included as modules).
 
 mod analyze;
 mod bench;
 mod conformance;
+#[path = "../../parser-core/tests-support/family.rs"]
+mod family;
 mod flags;
 mod fuzz;
+mod grammar_check;
+#[path = "../../parser-core/tests-support/llg.rs"]
+mod llg;
 mod new_family;
 #[cfg(test)]
 mod outside_crate;
@@ -58,6 +68,7 @@ fn main() -> ExitCode {
         Command::Analyze(flags) => analyze::run(&flags),
         Command::NewFamily(flags) => new_family::run(&flags),
         Command::Fuzz(flags) => fuzz::run(&flags),
+        Command::GrammarCheck => grammar_check::run(),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");

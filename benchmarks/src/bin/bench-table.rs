@@ -140,13 +140,14 @@ fn main() -> ExitCode {
             section
         })
         .collect();
+    let constraint_problems = constraint_section(&harness);
     print_overview(&sections);
     print_notes();
 
     if sections.iter().all(|s| !s.registered) {
         eprintln!("bench-table: no format has a parser");
         ExitCode::from(2)
-    } else if sections.iter().any(|s| !s.problems.is_empty()) {
+    } else if sections.iter().any(|s| !s.problems.is_empty()) || constraint_problems {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -893,6 +894,154 @@ fn per_push(calls: u64, pushes: u64) -> String {
     } else {
         format!("{per:.4}")
     }
+}
+
+/// The parsers whose constraint building is measured, with a prompt tail each (where the output starts).
+const CONSTRAINT_PARSERS: &[(&str, &str)] = &[
+    ("qwen3", "<|im_start|>assistant\n"),
+    ("kimi-k2-thinking", "<|im_assistant|>assistant<|im_middle|>"),
+];
+
+/// Tools in a request of the constraint rows.
+const CONSTRAINT_TOOLS: usize = 20;
+
+/// `count` tools with schemas of the sizes real APIs have: a description, 3 to 7 typed properties
+/// (strings with descriptions and lengths, enums, bounded integers, numbers, booleans, arrays of
+/// strings, one nested object), some required, `additionalProperties: false` on half of them.
+fn realistic_tools(count: usize) -> Value {
+    let tools: Vec<Value> = (0..count)
+        .map(|i| {
+            let mut properties = serde_json::Map::new();
+            properties.insert(
+                "query".into(),
+                serde_json::json!({"type": "string", "description": "What to look for, in plain words.", "minLength": 1, "maxLength": 200}),
+            );
+            properties.insert(
+                "unit".into(),
+                serde_json::json!({"type": "string", "enum": ["metric", "imperial", "standard"], "description": "Units of the result."}),
+            );
+            properties.insert(
+                "limit".into(),
+                serde_json::json!({"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many results."}),
+            );
+            if i % 2 == 0 {
+                properties.insert(
+                    "tags".into(),
+                    serde_json::json!({"type": "array", "items": {"type": "string"}, "maxItems": 10}),
+                );
+            }
+            if i % 3 == 0 {
+                properties.insert(
+                    "filters".into(),
+                    serde_json::json!({"type": "object", "properties": {
+                        "since": {"type": "string", "format": "date"},
+                        "verified": {"type": "boolean"},
+                        "score": {"type": "number"}
+                    }, "required": ["since"], "additionalProperties": false}),
+                );
+            }
+            if i % 4 == 0 {
+                properties.insert(
+                    "mode".into(),
+                    serde_json::json!({"type": ["string", "null"], "description": "An optional mode."}),
+                );
+            }
+            let mut parameters = serde_json::json!({
+                "type": "object",
+                "properties": properties,
+                "required": ["query"],
+            });
+            if i % 2 == 1 {
+                parameters["additionalProperties"] = Value::Bool(false);
+            }
+            serde_json::json!({"type": "function", "function": {
+                "name": format!("tool_{i:02}_lookup"),
+                "description": "Looks something up in one of the services the assistant can reach.",
+                "parameters": parameters,
+            }})
+        })
+        .collect();
+    Value::Array(tools)
+}
+
+/// Times building the constraint of a request with [`CONSTRAINT_TOOLS`] tools (`ParserEntry::constraint`:
+/// every form, `auto` and `required`), per parser; prints its table. True when a constraint could not be
+/// built.
+fn constraint_section(harness: &Harness) -> bool {
+    use parser_auto::constraint::{ConstraintRequest, ToolChoice};
+
+    let tools = std::sync::Arc::new(
+        parser_auto::Tools::from_json(&realistic_tools(CONSTRAINT_TOOLS)).expect("valid tools"),
+    );
+    let mut out = String::from("## Constrained decoding\n\n");
+    let _ = writeln!(
+        out,
+        "Building the `Constraint` (Lark, GBNF, structural tag, triggers, preserved tokens) of one request \
+         with {CONSTRAINT_TOOLS} tools (3 to 7 typed properties each), `ParserEntry::constraint`.\n"
+    );
+    out.push_str("| Measurement | Measured | Range of runs | Target | Status |\n");
+    out.push_str("|---|---|---|---|---|\n");
+    let mut problems = false;
+    let (mut passed, mut missed) = (0, 0);
+    for (name, tail) in CONSTRAINT_PARSERS {
+        let Ok(entry) = parser_auto::entry_by_name(name) else {
+            let _ = writeln!(
+                out,
+                "| `{name}` | not registered yet | — | ≤ 50 µs | info |"
+            );
+            continue;
+        };
+        let options = parser_auto::ParseOptions::new()
+            .with_prompt_tail(*tail)
+            .with_tools(tools.clone());
+        for choice in [ToolChoice::Auto, ToolChoice::Required] {
+            let request = ConstraintRequest {
+                tool_choice: choice.clone(),
+                ..ConstraintRequest::default()
+            };
+            let label = if choice == ToolChoice::Auto {
+                "auto"
+            } else {
+                "required"
+            };
+            // Check once that it builds, with every tool in it.
+            match entry.constraint(&options, &request) {
+                Some(Ok(c))
+                    if (0..CONSTRAINT_TOOLS)
+                        .all(|i| c.lark.contains(&format!("tool_{i:02}_lookup"))) => {}
+                other => {
+                    problems = true;
+                    let _ = writeln!(
+                        out,
+                        "> **Warning**: `{name}` {label}: no constraint with every tool: {:?}\n",
+                        other.map(|r| r.map(|_| "a tool is missing"))
+                    );
+                    continue;
+                }
+            }
+            let measured = harness.measure(|| entry.constraint(&options, &request));
+            let (fast, slow) = measured.range_ns();
+            let status = Status::check(measured.median_ns() <= 50_000.0);
+            match status {
+                Status::Pass => passed += 1,
+                _ => missed += 1,
+            }
+            let _ = writeln!(
+                out,
+                "| `{name}`, tool_choice {label}, {CONSTRAINT_TOOLS} tools | {} | {}–{} | ≤ 50 µs | {} |",
+                time(measured.median_ns()),
+                time(fast),
+                time(slow),
+                status.label()
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nConstrained decoding: {passed} PASS, {missed} MISS.\n"
+    );
+    println!("{out}");
+    problems
 }
 
 fn time(ns: f64) -> String {

@@ -1,0 +1,576 @@
+//! `cargo xtask grammar-check`: our GBNF and structural tags through engines other than ours.
+//!
+//! For every parser with a registered `ConstraintEntry` (the registry is iterated, so a family wired
+//! later is covered without a change here), every corpus case whose model resolves to it and whose
+//! calls our parser reads as valid gives grammars to check, built with the case's tools (given, or
+//! inferred from its calls) by `parser-core/tests-support/family.rs`'s `case_verdict`, the same decision
+//! the families' grammar tests make: the `required` grammar on the whole output, else the lazy `auto`
+//! grammar on the output from its trigger. From that accepted output come the requests:
+//!
+//! - the accepting request itself; the same with parallel calls on (one call) or off (several calls:
+//!   refused); a named function when every call is of one function; `none` (refused);
+//! - refusals of the accepting request: a call of an unknown function, the output cut off one
+//!   character early, text after the calls, a required argument removed from the first call (when its
+//!   arguments are written as JSON), and, for `required`, text instead of a call.
+//!
+//! Every expectation is first checked with our Lark form through llguidance (`tests-support/llg.rs`);
+//! one the Lark form does not meet is reported and left out. The rest go as JSON lines to
+//! `xtask/python/grammar_check.py`, which checks each GBNF with xgrammar and llguidance's GBNF reader:
+//! so the GBNF must accept exactly what the Lark form accepts. The structural tags frame calls with
+//! exact strings (`<tool_call>\n{"name": …`) where the grammars allow any whitespace, and `triggered_tags`
+//! allow text after the calls: each is checked on the accepted output's calls written in its own framing
+//! (see [`structural_line`]).
+//!
+//! The Python engines live in a venv made once under the target directory
+//! (`python3 -m venv`, `pip install --no-deps -r xtask/python/requirements.txt`, ~130 MB), remade
+//! when `requirements.txt` changes.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use parser_core::constraint::{Constraint, ConstraintRequest, ToolChoice};
+use parser_core::testing::{Case, load_cases};
+use parser_core::{ParseOptions, ParserEntry, ToolCall};
+use serde_json::{Value, json};
+
+use crate::family::{self, Accepted, Verdict};
+use crate::{llg, project_root};
+
+/// The corpus sources, as `cargo xtask conformance` reads them.
+const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "authored"];
+
+/// Runs the check; exit status 1 on any failure.
+pub fn run() -> Result<ExitCode, String> {
+    let root = project_root();
+    let python = venv(&root)?;
+    let mut lines: Vec<Value> = Vec::new();
+    let mut lark_disagrees: Vec<String> = Vec::new();
+    let mut per_parser: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    let mut strict_skipped = 0;
+    for case in corpus(&root)? {
+        let Ok(entry) = parser_core::find_for_model(&case.model) else {
+            continue;
+        };
+        let Some(Ok(probe)) = entry.constraint(&ParseOptions::new(), &ConstraintRequest::default())
+        else {
+            continue;
+        };
+        // End tokens: the parser's special tokens that are not the format's own markers.
+        let eos: Vec<&str> = (entry.special_tokens.iter().copied())
+            .filter(|token| !probe.preserved_tokens.iter().any(|p| p == token))
+            .collect();
+        let counts = per_parser.entry(entry.name).or_default();
+        counts.0 += 1;
+        let accepted = match family::case_verdict(entry, &case, &eos) {
+            Verdict::Whole(accepted) | Verdict::FromTrigger(accepted) => accepted,
+            Verdict::Skipped | Verdict::Refused(_) => continue,
+        };
+        counts.1 += 1;
+        for line in case_lines(
+            entry,
+            &case,
+            &accepted,
+            &mut lark_disagrees,
+            &mut strict_skipped,
+        ) {
+            lines.push(line);
+        }
+    }
+    println!(
+        "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars):"
+    );
+    for (parser, (cases, accepted)) in &per_parser {
+        println!("  {parser:<22} {cases:>4} cases, {accepted:>4} accepted");
+    }
+    let strings: usize = lines
+        .iter()
+        .map(|l| {
+            l["accept"].as_array().map_or(0, Vec::len) + l["refuse"].as_array().map_or(0, Vec::len)
+        })
+        .sum();
+    let tags = lines.iter().filter(|l| l["gbnf"].is_null()).count();
+    println!(
+        "grammar-check: {} GBNF grammars and {tags} structural tags, {strings} texts, to xgrammar \
+         (and the GBNF to llguidance's GBNF reader)",
+        lines.len() - tags
+    );
+    if strict_skipped > 0 {
+        println!(
+            "grammar-check: {strict_skipped} structural tags left out: their calls have object members \
+             the schema does not declare, without `additionalProperties` (allowed by JSON Schema, by \
+             our Lark and GBNF; xgrammar's structural tags compile schemas in strict mode, where \
+             `additionalProperties` defaults to false)"
+        );
+    }
+    for line in &lark_disagrees {
+        println!("lark: {line}");
+    }
+    let mut child = Command::new(&python)
+        .arg(root.join("xtask/python/grammar_check.py"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    {
+        let mut stdin = child.stdin.take().ok_or("no stdin for the checker")?;
+        for line in &lines {
+            writeln!(stdin, "{line}").map_err(|e| format!("writing to the checker: {e}"))?;
+        }
+    }
+    let status = child.wait().map_err(|e| format!("the checker: {e}"))?;
+    if !lark_disagrees.is_empty() {
+        println!(
+            "grammar-check: {} expectations our Lark form does not meet (left out above)",
+            lark_disagrees.len()
+        );
+    }
+    Ok(if status.success() && lark_disagrees.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Every corpus case, file by file in name order.
+fn corpus(root: &Path) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for source in SOURCES {
+        let dir = root.join("corpus").join(source);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        files.sort();
+        for file in files {
+            cases.extend(load_cases(&file));
+        }
+    }
+    Ok(cases)
+}
+
+/// The grammars one accepted output gives, each with what it must accept and refuse.
+fn case_lines(
+    entry: &ParserEntry,
+    case: &Case,
+    accepted: &Accepted,
+    lark_disagrees: &mut Vec<String>,
+    strict_skipped: &mut usize,
+) -> Vec<Value> {
+    let text = accepted.text.as_str();
+    let calls = &accepted.calls;
+    let base = &accepted.request;
+    let required = base.tool_choice == ToolChoice::Required;
+    let build = |choice: ToolChoice, parallel: bool| {
+        let request = ConstraintRequest {
+            tool_choice: choice,
+            parallel_tool_calls: parallel,
+            ..base.clone()
+        };
+        entry
+            .constraint(&accepted.options, &request)
+            .and_then(Result::ok)
+    };
+    // (request label, constraint, accept, refuse)
+    let mut grammars: Vec<(String, Constraint, Vec<String>, Vec<String>)> = Vec::new();
+    let label = |choice: &ToolChoice, parallel: bool| {
+        let choice = match choice {
+            ToolChoice::None => "none".to_owned(),
+            ToolChoice::Auto => "auto".to_owned(),
+            ToolChoice::Required => "required".to_owned(),
+            ToolChoice::Function(name) => format!("function {name}"),
+        };
+        if parallel {
+            choice
+        } else {
+            format!("{choice}, no parallel calls")
+        }
+    };
+    grammars.push((
+        label(&base.tool_choice, base.parallel_tool_calls),
+        accepted.constraint.clone(),
+        vec![text.to_owned()],
+        refusals(accepted, required),
+    ));
+    let other_parallel = !base.parallel_tool_calls;
+    if let Some(constraint) = build(base.tool_choice.clone(), other_parallel) {
+        let (accept, refuse) = if calls.len() > 1 {
+            (vec![], vec![text.to_owned()])
+        } else {
+            (vec![text.to_owned()], vec![])
+        };
+        grammars.push((
+            label(&base.tool_choice, other_parallel),
+            constraint,
+            accept,
+            refuse,
+        ));
+    }
+    let first = calls[0].name.clone();
+    if required && calls.iter().all(|call| call.name == first) {
+        let choice = ToolChoice::Function(first);
+        if let Some(constraint) = build(choice.clone(), base.parallel_tool_calls) {
+            grammars.push((
+                label(&choice, base.parallel_tool_calls),
+                constraint,
+                vec![text.to_owned()],
+                vec![],
+            ));
+        }
+    }
+    if let Some(constraint) = build(ToolChoice::None, true) {
+        grammars.push((
+            label(&ToolChoice::None, true),
+            constraint,
+            vec![],
+            vec![text.to_owned()],
+        ));
+    }
+    grammars
+        .into_iter()
+        .flat_map(|(request, constraint, accept, refuse)| {
+            let name = format!("{} {} [{request}]", entry.name, case.id);
+            let mut keep = |texts: Vec<String>, expected: bool| -> Vec<String> {
+                texts
+                    .into_iter()
+                    .filter(|text| {
+                        let lark = llg::accepts(&constraint.lark, text).is_ok();
+                        if lark != expected {
+                            let verb = if expected { "refuses" } else { "accepts" };
+                            lark_disagrees.push(format!("{name}: lark {verb} {text:?}"));
+                        }
+                        lark == expected
+                    })
+                    .collect()
+            };
+            let accept = keep(accept, true);
+            let refuse = keep(refuse, false);
+            let mut lines = vec![json!({
+                "name": name,
+                "gbnf": constraint.gbnf,
+                "structural_tag": Value::Null,
+                "accept": accept,
+                "refuse": refuse,
+            })];
+            if !accept.is_empty() {
+                if calls.iter().any(|call| undeclared_members(accepted, call)) {
+                    *strict_skipped += 1;
+                } else {
+                    lines.extend(structural_line(&name, &constraint, calls));
+                }
+            }
+            lines
+        })
+        .collect()
+}
+
+/// True when `call`'s arguments have, at any depth, an object member its tool's schema does not
+/// declare where the schema says nothing of `additionalProperties`: JSON Schema allows it, xgrammar's
+/// strict mode (which its structural tags use) does not.
+fn undeclared_members(accepted: &Accepted, call: &ToolCall) -> bool {
+    fn undeclared(schema: &Value, value: &Value) -> bool {
+        match value {
+            Value::Object(members) => {
+                let properties = schema.get("properties").and_then(Value::as_object);
+                members
+                    .iter()
+                    .any(|(key, member)| match properties.and_then(|p| p.get(key)) {
+                        Some(member_schema) => undeclared(member_schema, member),
+                        None => schema.get("additionalProperties").is_none(),
+                    })
+            }
+            Value::Array(items) => {
+                let items_schema = schema.get("items").cloned().unwrap_or(Value::Null);
+                items.iter().any(|item| undeclared(&items_schema, item))
+            }
+            _ => false,
+        }
+    }
+    let Some(tools) = &accepted.options.tools else {
+        return false;
+    };
+    let Some(tool) = tools.iter().find(|tool| tool.name == call.name) else {
+        return false;
+    };
+    let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    undeclared(tool.parameters(), &arguments)
+}
+
+/// The structural tag of a grammar that accepts `calls`: it must accept those calls written in its own
+/// framing ([`render`]), and refuse them with an unknown function, cut off, or (when calls are required)
+/// with text instead.
+fn structural_line(name: &str, constraint: &Constraint, calls: &[ToolCall]) -> Option<Value> {
+    let format = constraint.structural_tag.get("format")?;
+    let written = render(format, calls)?;
+    let required = !constraint.lazy;
+    let mut refuse = Vec::new();
+    let first = &calls[0].name;
+    if let Some(at) = written.find(first.as_str()) {
+        let at = at + first.len();
+        refuse.push(format!("{}_unknown{}", &written[..at], &written[at..]));
+    }
+    if let Some((last, _)) = written.char_indices().next_back() {
+        refuse.push(written[..last].to_owned());
+    }
+    if required {
+        refuse.push("I will not call a function.".to_owned());
+    }
+    Some(json!({
+        "name": format!("{name} (structural tag)"),
+        "gbnf": Value::Null,
+        "structural_tag": constraint.structural_tag,
+        "accept": [written],
+        "refuse": refuse,
+    }))
+}
+
+/// `calls` written as the structural tag `format` frames them: reasoning and free text as short
+/// sentences, each call with the tag of its function, calls joined by the tags' separator (one section
+/// holding them all, where a section tag wraps them). `None` when the format has no tag for a call.
+fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
+    let kind = format.get("type")?.as_str()?;
+    let tags = |format: &Value| format.get("tags").and_then(Value::as_array).cloned();
+    Some(match kind {
+        "sequence" => (format.get("elements")?.as_array()?.iter())
+            .map(|element| render(element, calls))
+            .collect::<Option<Vec<_>>>()?
+            .concat(),
+        "optional" => render(format.get("content")?, calls)?,
+        "or" => render(format.get("elements")?.get(0)?, calls)?,
+        "any_text" => "Let me see.".to_owned(),
+        "tag" => {
+            // A reasoning block or a section: its content holds no call of its own.
+            let begin = format.get("begin")?.as_str()?;
+            let end = format.get("end")?.as_str()?;
+            format!("{begin}{}{end}", render(format.get("content")?, calls)?)
+        }
+        "tags_with_separator" => {
+            let tags = tags(format)?;
+            let separator = format.get("separator")?.as_str()?;
+            (calls.iter().enumerate())
+                .map(|(at, call)| call_tag(&tags, call, at))
+                .collect::<Option<Vec<_>>>()?
+                .join(separator)
+        }
+        "triggered_tags" => {
+            let tags = tags(format)?;
+            // A section tag (its content holds the calls' tags) takes them all.
+            let section = tags.iter().find(|tag| {
+                tag.get("content")
+                    .and_then(|c| c.get("type"))
+                    .is_some_and(|t| t == "tags_with_separator")
+            });
+            let written = match section {
+                Some(section) => render(section, calls)?,
+                None => (calls.iter().enumerate())
+                    .map(|(at, call)| call_tag(&tags, call, at))
+                    .collect::<Option<Vec<_>>>()?
+                    .join("\n"),
+            };
+            format!("Let me check. {written}")
+        }
+        _ => return None,
+    })
+}
+
+/// One call through the tag of its function: the tag whose `begin` ends with the name, or with it
+/// quoted and followed by more framing (`{"name": "NAME", "arguments": `).
+fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
+    let quoted = serde_json::to_string(&call.name).ok()?;
+    let tag = tags.iter().find(|tag| {
+        tag.get("begin")
+            .and_then(Value::as_str)
+            .is_some_and(|begin| {
+                begin.ends_with(call.name.as_str()) || begin.contains(&format!("{quoted},"))
+            })
+    })?;
+    let begin = tag.get("begin")?.as_str()?;
+    let end = tag.get("end")?.as_str()?;
+    Some(format!(
+        "{begin}{}{end}",
+        content(tag.get("content")?, call, at)?
+    ))
+}
+
+/// A call tag's content: constants, the call's index for a number, its arguments for the schema.
+fn content(format: &Value, call: &ToolCall, at: usize) -> Option<String> {
+    Some(match format.get("type")?.as_str()? {
+        "json_schema" => call.arguments.clone(),
+        "const_string" => format.get("value")?.as_str()?.to_owned(),
+        "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
+        "sequence" => (format.get("elements")?.as_array()?.iter())
+            .map(|element| content(element, call, at))
+            .collect::<Option<Vec<_>>>()?
+            .concat(),
+        _ => return None,
+    })
+}
+
+/// What the grammar that accepts `accepted.text` must refuse: the same output broken in one way each.
+fn refusals(accepted: &Accepted, required: bool) -> Vec<String> {
+    let text = accepted.text.as_str();
+    let mut out = Vec::new();
+    // Where the first call opens (the whole text, for a whole output written without its opener).
+    let opened = (accepted.openers.iter())
+        .filter_map(|word| text.find(word.as_str()))
+        .min()
+        .unwrap_or(0);
+    let call = &accepted.calls[0];
+    // A call of a function that is not among the tools.
+    if let Some(at) = text[opened..].find(call.name.as_str()) {
+        let at = opened + at + call.name.len();
+        out.push(format!("{}_unknown{}", &text[..at], &text[at..]));
+    }
+    // Cut off one character before the end.
+    let trimmed = text.trim_end();
+    if let Some((last, _)) = trimmed.char_indices().next_back() {
+        out.push(trimmed[..last].to_owned());
+    }
+    // Text after the calls.
+    out.push(format!("{trimmed}\nThat is all."));
+    // The first call without one of its required arguments, where its arguments are written as JSON.
+    if let Some(without) = missing_required(accepted, opened) {
+        out.push(without);
+    }
+    // Text instead of a call.
+    if required {
+        out.push("I will not call a function.".to_owned());
+    }
+    out
+}
+
+/// The text with the first call's first required argument removed, when the call's arguments are
+/// written in the text as the JSON our parser returns.
+fn missing_required(accepted: &Accepted, opened: usize) -> Option<String> {
+    let text = accepted.text.as_str();
+    let call = &accepted.calls[0];
+    let at = opened + text[opened..].find(call.arguments.as_str())?;
+    let tools = accepted.options.tools.as_ref()?;
+    let schema = tools
+        .iter()
+        .find(|tool| tool.name == call.name)?
+        .parameters();
+    let mut arguments: serde_json::Map<String, Value> =
+        serde_json::from_str(&call.arguments).ok()?;
+    let key = (schema.get("required")?.as_array()?.iter())
+        .filter_map(Value::as_str)
+        .find(|key| arguments.contains_key(*key))?
+        .to_owned();
+    arguments.remove(&key);
+    let without = Value::Object(arguments).to_string();
+    Some(format!(
+        "{}{without}{}",
+        &text[..at],
+        &text[at + call.arguments.len()..]
+    ))
+}
+
+/// The venv's python, made (once) under the target directory.
+fn venv(root: &Path) -> Result<PathBuf, String> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_relative() {
+        root.join(target)
+    } else {
+        target
+    };
+    let dir = target.join("grammar-check-venv");
+    let python = dir.join("bin/python");
+    let requirements = root.join("xtask/python/requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements)
+        .map_err(|e| format!("{}: {e}", requirements.display()))?;
+    let stamp = dir.join("installed-requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|done| done == wanted) {
+        return Ok(python);
+    }
+    let found = Command::new("python3").arg("--version").output();
+    if !found.is_ok_and(|o| o.status.success()) {
+        return Err(
+            "grammar-check needs python3 (3.9 or later) with its venv module and pip, to \
+             install xgrammar and llguidance from PyPI (xtask/python/requirements.txt)"
+                .to_owned(),
+        );
+    }
+    eprintln!(
+        "grammar-check: making the venv {} (once; ~130 MB from PyPI)",
+        dir.display()
+    );
+    let started = std::time::Instant::now();
+    let _ = std::fs::remove_dir_all(&dir);
+    run_quiet(
+        Command::new("python3").args(["-m", "venv"]).arg(&dir),
+        "python3 -m venv (on Debian and Ubuntu the venv module is the package python3-venv)",
+    )?;
+    run_quiet(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "-r",
+            ])
+            .arg(&requirements),
+        "pip install -r xtask/python/requirements.txt (needs PyPI)",
+    )?;
+    std::fs::write(&stamp, &wanted).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    eprintln!(
+        "grammar-check: venv ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(python)
+}
+
+fn run_quiet(command: &mut Command, what: &str) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, arguments: &str) -> ToolCall {
+        ToolCall {
+            id: String::new(),
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+            valid: true,
+        }
+    }
+
+    #[test]
+    fn calls_are_written_in_the_structural_tags_framing() {
+        let tag = |name: &str| {
+            json!({"type": "tag", "begin": format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": "),
+                   "content": {"type": "json_schema", "json_schema": {}}, "end": "}\n</tool_call>"})
+        };
+        let format = json!({"type": "sequence", "elements": [
+            {"type": "tag", "begin": "", "content": {"type": "any_text"}, "end": "</think>"},
+            {"type": "tags_with_separator", "tags": [tag("get"), tag("get_weather")], "separator": "\n"},
+        ]});
+        let calls = [
+            call("get_weather", r#"{"city": "Paris"}"#),
+            call("get", "{}"),
+        ];
+        assert_eq!(
+            render(&format, &calls).as_deref(),
+            Some(
+                "Let me see.</think><tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n\
+                 <tool_call>\n{\"name\": \"get\", \"arguments\": {}}\n</tool_call>"
+            )
+        );
+        // A call of a function the tag does not know cannot be written.
+        assert_eq!(render(&format, &[call("now", "{}")]), None);
+    }
+}
