@@ -57,9 +57,6 @@ pub mod generic;
 pub mod response;
 pub mod template;
 
-/// Constrained decoding: a request's grammar in llguidance's Lark, llama.cpp's GBNF and xgrammar's
-/// structural tag ([`ParserEntry::constraint`]).
-pub use parser_core::constraint;
 pub use parser_core::{
     Accumulator, Delta, Deltas, Error, ErrorKind, Limits, ParseOptions, ParsedMessage, Parser,
     ParserEntry, Policy, ReasoningFormat, Sink, SpecialTokens, Stage, ToolCall, Tools,

@@ -362,6 +362,8 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
                 .map_or(String::new(), |s| format!("{s}0"));
             format!("{prefix}{name}{index}{suffix}{arguments}")
         }
+        // The analysis does not describe TAG_WITH_TAGGED formats yet (see NOT_COVERED).
+        CallName::Parameters { .. } => panic!("{name}: tagged parameters are not described yet"),
     };
     format!(
         "{}{}{body}{}{}",
