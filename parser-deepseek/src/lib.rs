@@ -64,6 +64,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod constraint;
 mod dsml;
 pub mod markers;
 mod native;
