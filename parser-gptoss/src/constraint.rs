@@ -233,10 +233,15 @@ fn harmony_grammar(
         }
     };
     rules[0].1 = body;
-    if tools.is_empty() {
-        // Only `final` (and the start) are reachable.
-        rules.retain(|(name, _)| name == "start" || name == "final");
-    }
+    // Keep the reachable rules only: no calls without tools, no final answer when a call is required
+    // or the grammar starts at the trigger, nor in the answer the prompt began.
+    let answer_only = matches!(start, Start::Body(Field::Content)) && tools.is_empty() && !lazy;
+    let finals = !required && !lazy && !matches!(start, Start::Call(_)) && !answer_only;
+    rules.retain(|(name, _)| match name.as_str() {
+        "start" => true,
+        "final" => finals,
+        _ => !tools.is_empty(),
+    });
     Ok(Grammar { rules })
 }
 

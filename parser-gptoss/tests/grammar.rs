@@ -218,3 +218,42 @@ fn sampled_outputs_parse_into_valid_calls() {
     let checked = soundness(&settings, 1000, &hints);
     assert!(checked >= 950, "{checked}");
 }
+
+#[test]
+fn every_start_and_request_compiles() {
+    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+    let tails = [
+        AT_HEADER,
+        IN_ANALYSIS,
+        "<|start|>assistant<|channel|>final<|message|>",
+        "<|start|>assistant<|channel|>commentary to=functions.now <|constrain|>json<|message|>",
+    ];
+    let formats = [
+        ResponseFormat::Text,
+        ResponseFormat::JsonSchema(serde_json::json!({"type": "object"})),
+    ];
+    let mut compiled = 0;
+    for tail in tails {
+        for choice in [ToolChoice::None, ToolChoice::Auto, ToolChoice::Required] {
+            for format in &formats {
+                let options = ParseOptions::new()
+                    .with_prompt_tail(tail)
+                    .with_tools(tools.clone());
+                let request = ConstraintRequest {
+                    tool_choice: choice.clone(),
+                    parallel_tool_calls: true,
+                    response_format: format.clone(),
+                };
+                // A prompt that opened a call refuses `none`; everything else builds.
+                let Ok(constraint) = parser_gptoss::constraint::gpt_oss(&options, &request) else {
+                    assert!(tail.contains("to=functions") && choice == ToolChoice::None);
+                    continue;
+                };
+                llg::matcher(&constraint.lark);
+                llg::matcher(&llg::gbnf_to_lark(&constraint.gbnf));
+                compiled += 1;
+            }
+        }
+    }
+    assert_eq!(compiled, 22);
+}
