@@ -363,7 +363,9 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
             format!("{prefix}{name}{index}{suffix}{arguments}")
         }
         // The analysis does not describe TAG_WITH_TAGGED formats yet (see NOT_COVERED).
-        CallName::Parameters { .. } => panic!("{name}: tagged parameters are not described yet"),
+        CallName::Parameters { .. } | CallName::Enclosed { .. } => {
+            panic!("{name}: the analysis describes no such calls yet")
+        }
     };
     format!(
         "{}{}{body}{}{}",

@@ -64,6 +64,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod constraint;
 pub mod constraint_dsml;
 mod dsml;
 pub mod markers;

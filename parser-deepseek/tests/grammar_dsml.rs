@@ -2,10 +2,7 @@
 //! vocabulary: corpus outputs are accepted, wrong outputs refused, and sampled outputs parse into valid
 //! calls whose arguments fit their schemas.
 
-#[path = "../../parser-core/tests-support/family.rs"]
-mod family;
-#[path = "../../parser-core/tests-support/llg.rs"]
-mod llg;
+use crate::grammar::family;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -159,6 +159,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod constraint;
 mod header;
 pub mod markers;
 mod parser;

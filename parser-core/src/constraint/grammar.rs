@@ -9,9 +9,12 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-/// One piece of a grammar.
+/// One piece of a grammar, for a family whose format does not fit [`FormatDescription`] to build its
+/// own [`Grammar`] from (GPT-OSS's harmony messages).
+///
+/// [`FormatDescription`]: super::FormatDescription
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Node {
+pub enum Node {
     /// This exact text.
     Lit(String),
     /// Each in turn.
@@ -31,15 +34,20 @@ pub(crate) enum Node {
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
+        /// Markers the text never contains.
         exclude: Vec<String>,
+        /// The marker that ends the text (part of the node), if any.
         until: Option<String>,
     },
     /// A named rule of the grammar.
     Ref(String),
     /// `min..=max` characters (no upper bound without `max`), none of them in `except`.
     Chars {
+        /// Characters never written.
         except: Vec<char>,
+        /// The fewest characters.
         min: u64,
+        /// The most characters, if bounded.
         max: Option<u64>,
     },
 }
@@ -52,10 +60,12 @@ pub(crate) fn repetition(min: u64, max: Option<u64>) -> String {
     }
 }
 
-/// Named rules; the first is the start.
+/// Named rules; the first is the start. Names are lowercase letters, digits and `_`; [`Node::Ref`]
+/// refers to them. [`Grammar::lark`] and [`Grammar::gbnf`] render it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Grammar {
-    pub(crate) rules: Vec<(String, Node)>,
+pub struct Grammar {
+    /// `(name, body)`, the start rule first.
+    pub rules: Vec<(String, Node)>,
 }
 
 /// Where the text automaton goes on a character.

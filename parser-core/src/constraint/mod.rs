@@ -82,7 +82,7 @@ use crate::registry::ParserEntry;
 use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
-use grammar::{Grammar, Node};
+pub use grammar::{Grammar, Node};
 
 /// The request's `tool_choice`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -125,6 +125,57 @@ impl Default for ConstraintRequest {
             tool_choice: ToolChoice::Auto,
             parallel_tool_calls: true,
             response_format: ResponseFormat::Text,
+        }
+    }
+}
+
+impl ConstraintRequest {
+    /// The tools a call may name under this request (none for `none`, the named one for a function),
+    /// and whether a call is required.
+    ///
+    /// Errors: a named function that is not among `tools`, or `required` without tools.
+    ///
+    /// ```
+    /// use parser_core::constraint::{ConstraintRequest, ToolChoice};
+    /// use parser_core::Tools;
+    ///
+    /// let tools = Tools::from_json(&serde_json::json!([
+    ///     {"type": "function", "function": {"name": "a"}},
+    ///     {"type": "function", "function": {"name": "b"}},
+    /// ]))
+    /// .unwrap();
+    /// let request = ConstraintRequest { tool_choice: ToolChoice::Function("b".into()), ..Default::default() };
+    /// let (allowed, required) = request.allowed_tools(Some(&tools)).unwrap();
+    /// assert_eq!((allowed[0].name.as_str(), allowed.len(), required), ("b", 1, true));
+    /// let none = ConstraintRequest { tool_choice: ToolChoice::None, ..Default::default() };
+    /// assert!(none.allowed_tools(Some(&tools)).unwrap().0.is_empty());
+    /// ```
+    pub fn allowed_tools<'t>(
+        &self,
+        tools: Option<&'t Tools>,
+    ) -> Result<(Vec<&'t ToolSchema>, bool), Error> {
+        let all: Vec<&ToolSchema> = tools.map(|t| t.iter().collect()).unwrap_or_default();
+        match &self.tool_choice {
+            ToolChoice::None => Ok((Vec::new(), false)),
+            ToolChoice::Auto => Ok((all, false)),
+            ToolChoice::Required => {
+                if all.is_empty() {
+                    return Err(Error::new(ErrorKind::InvalidOption(
+                        "tool_choice `required` needs at least one tool".into(),
+                    )));
+                }
+                Ok((all, true))
+            }
+            ToolChoice::Function(name) => {
+                let chosen: Vec<&ToolSchema> =
+                    all.into_iter().filter(|tool| &tool.name == name).collect();
+                if chosen.is_empty() {
+                    return Err(Error::new(ErrorKind::InvalidTools(format!(
+                        "tool_choice names `{name}`, which is not among the request's tools"
+                    ))));
+                }
+                Ok((chosen, true))
+            }
         }
     }
 }
@@ -228,6 +279,19 @@ pub enum CallName {
         parameters: ParameterTags,
         /// After the last parameter, before `call_end` (`</function>`; may be empty).
         end: Cow<'static, str>,
+    },
+    /// The name after a literal, the arguments object between two literals:
+    /// `PREFIX NAME OPEN {…} CLOSE` (DeepSeek R1: `function<｜tool▁sep｜>NAME`, then the arguments in a
+    /// fence, "\n```json\n" `{…}` "\n```"). The grammars write `PREFIX NAME OPEN` exactly; the
+    /// whitespace that starts `CLOSE` may be any whitespace or none (`{…}```` is read as well), and
+    /// whitespace may follow `CLOSE`. The structural tag writes both literals as given.
+    Enclosed {
+        /// Before the name (`function<｜tool▁sep｜>`; may be empty).
+        prefix: Cow<'static, str>,
+        /// After the name, before the arguments (the opening fence).
+        open: Cow<'static, str>,
+        /// After the arguments (the closing fence).
+        close: Cow<'static, str>,
     },
 }
 
@@ -404,29 +468,7 @@ impl FormatDescription {
         start: ReasoningStart,
         request: &ConstraintRequest,
     ) -> Result<Constraint, Error> {
-        let all: Vec<&ToolSchema> = tools.map(|t| t.iter().collect()).unwrap_or_default();
-        let (tools, required): (Vec<&ToolSchema>, bool) = match &request.tool_choice {
-            ToolChoice::None => (Vec::new(), false),
-            ToolChoice::Auto => (all, false),
-            ToolChoice::Required => {
-                if all.is_empty() {
-                    return Err(Error::new(ErrorKind::InvalidOption(
-                        "tool_choice `required` needs at least one tool".into(),
-                    )));
-                }
-                (all, true)
-            }
-            ToolChoice::Function(name) => {
-                let chosen: Vec<&ToolSchema> =
-                    all.into_iter().filter(|tool| &tool.name == name).collect();
-                if chosen.is_empty() {
-                    return Err(Error::new(ErrorKind::InvalidTools(format!(
-                        "tool_choice names `{name}`, which is not among the request's tools"
-                    ))));
-                }
-                (chosen, true)
-            }
-        };
+        let (tools, required) = request.allowed_tools(tools)?;
         let start = if self.reasoning.is_none() {
             ReasoningStart::Off
         } else {
@@ -530,7 +572,8 @@ impl FormatDescription {
                     }
                 }
             }
-            CallName::JsonFields { .. } => {}
+            // An enclosed call's prefix is text around a token; the family lists that token.
+            CallName::JsonFields { .. } | CallName::Enclosed { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -782,6 +825,20 @@ impl FormatDescription {
                 items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
             }
             CallName::Parameters { .. } => {}
+            CallName::Enclosed {
+                prefix,
+                open,
+                close,
+            } => {
+                // Whitespace that starts `close` may be any whitespace, or none.
+                let close = close.trim_start_matches([' ', '\t', '\r', '\n']);
+                items.extend([
+                    Node::Lit(format!("{prefix}{}{open}", tool.name)),
+                    args,
+                    Node::Ws,
+                    Node::Lit(close.to_owned()),
+                ]);
+            }
         }
         items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
         Node::Seq(items)
@@ -986,6 +1043,39 @@ fn parameter_rules(
     rules
 }
 
+impl Grammar {
+    /// The grammar in llguidance's Lark dialect (JSON as `%json {schema}`; the first rule is `start`).
+    ///
+    /// ```
+    /// use parser_core::constraint::{Grammar, Node};
+    ///
+    /// let grammar = Grammar {
+    ///     rules: vec![(
+    ///         "start".into(),
+    ///         Node::Seq(vec![
+    ///             Node::Lit("<call>".into()),
+    ///             Node::Json(serde_json::json!({"type": "object"})),
+    ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
+    ///         ]),
+    ///     )],
+    /// };
+    /// let lark = grammar.lark();
+    /// assert!(lark.starts_with("start: (\"<call>\" json_1 text_1)\n"));
+    /// assert!(lark.contains("json_1: %json {\"type\":\"object\"}"));
+    /// let gbnf = grammar.gbnf();
+    /// assert!(gbnf.starts_with("root ::= ( \"<call>\" "));
+    /// ```
+    pub fn lark(&self) -> String {
+        grammar::render_lark(self)
+    }
+
+    /// The grammar in llama.cpp's GBNF (JSON through [`json_schema_to_gbnf`]'s converter, text as
+    /// marker-avoiding rules; the first rule is `root`).
+    pub fn gbnf(&self) -> String {
+        gbnf::render(self)
+    }
+}
+
 /// What one request asks for, resolved.
 pub(crate) struct Shape<'a> {
     pub(crate) tools: &'a [&'a ToolSchema],
@@ -996,8 +1086,12 @@ pub(crate) struct Shape<'a> {
     pub(crate) lazy: bool,
 }
 
-/// `text` as an ECMAScript (and Rust) regex matching itself.
-fn ecma_escape(text: &str) -> String {
+/// `text` as an ECMAScript (and Rust) regex matching itself, for [`Triggers::patterns`].
+///
+/// ```
+/// assert_eq!(parser_core::constraint::ecma_escape("<|call|>"), r"<\|call\|>");
+/// ```
+pub fn ecma_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     for c in text.chars() {
         if "\\^$.|?*+()[]{}/-".contains(c) {

@@ -112,6 +112,19 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     };
                     json!({"type": "tag", "begin": begin, "content": content, "end": end})
                 }
+                CallName::Enclosed {
+                    prefix,
+                    open,
+                    close,
+                } => json!({
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{prefix}{}{open}",
+                        calls.call_begin, calls.padding, tool.name
+                    ),
+                    "content": arguments,
+                    "end": format!("{close}{}{}", calls.padding, calls.call_end),
+                }),
             }
         })
         .collect();

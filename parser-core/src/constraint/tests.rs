@@ -606,3 +606,41 @@ fn tagged_parameters_in_the_structural_tag() {
         ["<call>", "<f=", "<p=", "</p>", "</f>", "</call>"]
     );
 }
+
+/// Calls with the name after a literal and the arguments in a fence (`CallName::Enclosed`).
+fn fenced_like() -> FormatDescription {
+    let mut format = kimi_like();
+    format.calls.section = None;
+    format.calls.name = CallName::Enclosed {
+        prefix: "function<|sep|>".into(),
+        open: "\n```json\n".into(),
+        close: "\n```".into(),
+    };
+    format
+}
+
+const FENCED: &str = "<|c|>function<|sep|>get_weather\n```json\n{\"city\": \"Paris\"}\n```<|/c|>";
+
+#[rstest]
+#[case::as_described(FENCED, true)]
+// The whitespace that starts the closing literal may be any, or none.
+#[case::close_without_newline(&FENCED.replace("}\n```", "}```"), true)]
+#[case::close_after_spaces(&FENCED.replace("}\n```", "} \n\n```"), true)]
+#[case::no_fence(&FENCED.replace("\n```json\n", "\n").replace("\n```", ""), false)]
+#[case::open_without_newline(&FENCED.replace("get_weather\n```json\n", "get_weather```json\n"), false)]
+#[case::no_prefix(&FENCED.replace("function<|sep|>", ""), false)]
+#[case::missing_required(&FENCED.replace("\"city\"", "\"days\""), false)]
+fn enclosed_arguments(#[case] output: &str, #[case] accepted: bool) {
+    let tools = tools();
+    let request = request(ToolChoice::Required, false);
+    let constraint = fenced_like()
+        .constraint(Some(&tools), ReasoningStart::Off, &request)
+        .unwrap();
+    for (which, grammar) in both(&constraint) {
+        let result = llg::accepts(&grammar, output);
+        assert_eq!(result.is_ok(), accepted, "{which}: {output:?}: {result:?}");
+    }
+    let tag = &constraint.structural_tag["format"]["tags"][0];
+    assert_eq!(tag["begin"], "<|c|>function<|sep|>get_weather\n```json\n");
+    assert_eq!(tag["end"], "\n```<|/c|>");
+}

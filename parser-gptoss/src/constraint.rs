@@ -1,0 +1,334 @@
+//! Constrained decoding for GPT-OSS: harmony messages as a grammar, built from [`crate::markers`] with
+//! [`parser_core::constraint`]'s pieces ([`Grammar`], [`Node`]: `%json` arguments in Lark, our
+//! JSON-schema converter in GBNF, free text that avoids every special token).
+//!
+//! Harmony is messages, not tag-delimited reasoning, so it does not fit a `FormatDescription`. The
+//! grammar of one request, from where the prompt leaves the output (normally at the first header,
+//! after the prompt's `<|start|>assistant`):
+//!
+//! ```text
+//! analysis messages*   <|channel|>analysis<|message|>TEXT<|end|>               (free reasoning)
+//! then the reply:
+//!   calls              <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>
+//!                      (NAME a declared tool, arguments by its schema; `required` and a named
+//!                      function: at least one; parallel calls off: exactly one)
+//!   or a final answer  <|channel|>final<|message|>TEXT<|return|>                (`auto` with a
+//!                      `response_format`; `none`: only this, never a call header)
+//! ```
+//!
+//! Every message after the first starts with `<|start|>assistant`; whitespace between messages is
+//! allowed (the parser drops it), the `<|call|>` or `<|return|>` ending the output may be left out
+//! (a server strips stop tokens). `auto` with tools and no `response_format` is lazy: the grammar
+//! applies from the first call header (`<|channel|>commentary to=functions.`), the analysis and
+//! preamble messages before it are free. A prompt that already opened a body starts the output inside
+//! it (free text up to `<|end|>`, or the answer itself when no call may follow); one that opened a call
+//! starts inside its arguments. A prompt that ends inside a header is refused (an `Error`).
+//!
+//! ```
+//! use parser_core::constraint::{ConstraintRequest, ToolChoice};
+//! use parser_core::{ParseOptions, Tools};
+//! use std::sync::Arc;
+//!
+//! let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {
+//!     "name": "get_weather",
+//!     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+//! }}]))
+//! .unwrap();
+//! let options = ParseOptions::new()
+//!     .with_prompt_tail("<|start|>user<|message|>Weather?<|end|><|start|>assistant")
+//!     .with_tools(Arc::new(tools));
+//! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
+//! let constraint = parser_gptoss::constraint::gpt_oss(&options, &request).unwrap();
+//! assert!(!constraint.lazy);
+//! assert!(constraint.lark.contains(
+//!     r#""commentary to=functions.get_weather" (" ")? "<|constrain|>json<|message|>") json_1"#
+//! ));
+//! assert!(constraint.gbnf.starts_with("root ::= "));
+//!
+//! let auto = parser_gptoss::constraint::gpt_oss(&options, &ConstraintRequest::default()).unwrap();
+//! assert!(auto.lazy);
+//! assert_eq!(auto.triggers.words, ["<|channel|>commentary to=functions."]);
+//! ```
+
+use parser_core::constraint::{
+    Constraint, ConstraintEntry, ConstraintRequest, Grammar, Node, ResponseFormat, Triggers,
+    ecma_escape,
+};
+use parser_core::{Error, ErrorKind, ParseOptions, ToolSchema};
+use serde_json::{Value, json};
+
+use crate::header::Field;
+use crate::markers::*;
+use crate::policy::HarmonyPolicy;
+use crate::prompt::{self, Start};
+
+/// What starts every message after the output's first: the role the prompt wrote for the first.
+const NEXT: &str = "<|start|>assistant";
+
+/// The header of a call of `name`, after `<|channel|>`, as the structural tag writes it.
+fn call_header(name: &str) -> String {
+    format!("{COMMENTARY} {RECIPIENT}{FUNCTIONS}{name} {CONSTRAIN}json{MESSAGE}")
+}
+
+/// The same header in the grammars: the space before `<|constrain|>` may be left out (both
+/// spellings are common; the parser reads both).
+fn call_header_node(name: &str) -> Node {
+    Node::Seq(vec![
+        Node::Lit(format!("{COMMENTARY} {RECIPIENT}{FUNCTIONS}{name}")),
+        Node::Opt(Box::new(Node::Lit(" ".into()))),
+        Node::Lit(format!("{CONSTRAIN}json{MESSAGE}")),
+    ])
+}
+
+/// The special tokens the grammar writes, which the detokenizer must keep.
+const PRESERVED: &[&str] = &[START, CHANNEL, CONSTRAIN, MESSAGE, END, CALL, RETURN];
+
+/// The constraint of a request for [`crate::gpt_oss`]; see the module docs.
+///
+/// Errors: those of [`ConstraintRequest::allowed_tools`]; a prompt that ends inside a header; a prompt
+/// that opened a call of a function the request does not allow.
+pub fn gpt_oss(options: &ParseOptions, request: &ConstraintRequest) -> Result<Constraint, Error> {
+    let (tools, required) = request.allowed_tools(options.tools.as_deref())?;
+    let start = prompt::start(options, &HarmonyPolicy::from(options.policy));
+    let json = match &request.response_format {
+        ResponseFormat::Text => None,
+        ResponseFormat::JsonSchema(schema) => Some(schema),
+    };
+    let lazy = !tools.is_empty() && !required && json.is_none() && !matches!(start, Start::Call(_));
+    let grammar = harmony_grammar(
+        &tools,
+        required,
+        request.parallel_tool_calls,
+        json,
+        &start,
+        lazy,
+    )?;
+    // The call header up to the name: where a call starts, on the first message or after `<|start|>`.
+    let trigger = format!("{CHANNEL}{COMMENTARY} {RECIPIENT}{FUNCTIONS}");
+    let triggers = if lazy {
+        Triggers {
+            patterns: vec![format!("^[\\s\\S]*?({})", ecma_escape(&trigger))],
+            words: vec![trigger],
+        }
+    } else {
+        Triggers::default()
+    };
+    Ok(Constraint {
+        lark: grammar.lark(),
+        gbnf: grammar.gbnf(),
+        structural_tag: structural_tag(&tools, required, request.parallel_tool_calls, json, &start),
+        triggers,
+        lazy,
+        preserved_tokens: PRESERVED.iter().map(|&t| t.to_owned()).collect(),
+    })
+}
+
+fn harmony_grammar(
+    tools: &[&ToolSchema],
+    required: bool,
+    parallel: bool,
+    json: Option<&Value>,
+    start: &Start,
+    lazy: bool,
+) -> Result<Grammar, Error> {
+    let specials: Vec<String> = SPECIAL_TOKENS.iter().map(|&t| t.to_owned()).collect();
+    let text_until = |end: &str| Node::Text {
+        exclude: specials.clone(),
+        until: Some(end.to_owned()),
+    };
+    let lit = |text: &str| Node::Lit(text.to_owned());
+    // Between messages: whitespace, then the next message's role and channel.
+    let next = Node::Seq(vec![Node::Ws, lit(NEXT), lit(CHANNEL)]);
+    let mut rules: Vec<(String, Node)> = vec![("start".into(), Node::Seq(Vec::new()))];
+    for (at, tool) in tools.iter().enumerate() {
+        rules.push((
+            format!("call_{at}"),
+            Node::Seq(vec![
+                call_header_node(&tool.name),
+                Node::Json(tool.parameters().clone()),
+            ]),
+        ));
+    }
+    let call = Node::Alt(
+        (0..tools.len())
+            .map(|at| Node::Ref(format!("call_{at}")))
+            .collect(),
+    );
+    rules.push(("call".into(), call));
+    // After a call's arguments: more calls (each after `<|call|>`), then `<|call|>` or the end.
+    let mut after_call = Vec::new();
+    if parallel {
+        after_call.push(Node::Star(Box::new(Node::Seq(vec![
+            lit(CALL),
+            next.clone(),
+            Node::Ref("call".into()),
+        ]))));
+    }
+    after_call.push(Node::Opt(Box::new(lit(CALL))));
+    rules.push(("after_call".into(), Node::Seq(after_call)));
+    rules.push((
+        "calls".into(),
+        Node::Seq(vec![
+            Node::Ref("call".into()),
+            Node::Ref("after_call".into()),
+        ]),
+    ));
+    // The answer, then `<|return|>` or the end of the output.
+    let answer = match json {
+        Some(schema) => Node::Seq(vec![
+            Node::Ws,
+            Node::Json(schema.clone()),
+            Node::Ws,
+            Node::Opt(Box::new(lit(RETURN))),
+        ]),
+        None => Node::Alt(vec![
+            text_until(RETURN),
+            Node::Text {
+                exclude: specials.clone(),
+                until: None,
+            },
+        ]),
+    };
+    rules.push((
+        "final".into(),
+        Node::Seq(vec![lit(&format!("{FINAL}{MESSAGE}")), answer.clone()]),
+    ));
+    let reply = if tools.is_empty() {
+        Node::Ref("final".into())
+    } else if required {
+        Node::Ref("calls".into())
+    } else {
+        Node::Alt(vec![Node::Ref("final".into()), Node::Ref("calls".into())])
+    };
+    let analysis = Node::Seq(vec![lit(&format!("{ANALYSIS}{MESSAGE}")), text_until(END)]);
+    // The messages after a header's `<|channel|>`: analyses, then the reply.
+    let messages = Node::Seq(vec![
+        Node::Star(Box::new(Node::Seq(vec![analysis, next.clone()]))),
+        reply,
+    ]);
+    let body = if lazy {
+        // From the trigger on: the calls, then the end of the output.
+        Node::Seq(vec![lit(CHANNEL), Node::Ref("calls".into())])
+    } else {
+        match start {
+            Start::Lead => Node::Seq(vec![lit(CHANNEL), messages]),
+            Start::Body(Field::Content) if tools.is_empty() => answer,
+            Start::Body(_) => Node::Seq(vec![text_until(END), next, messages]),
+            Start::Call(name) => {
+                let Some(at) = tools.iter().position(|tool| &tool.name == name) else {
+                    return Err(Error::new(ErrorKind::InvalidOption(format!(
+                        "the prompt opened a call of `{name}`, which the request does not allow"
+                    ))));
+                };
+                Node::Seq(vec![
+                    Node::Json(tools[at].parameters().clone()),
+                    Node::Ref("after_call".into()),
+                ])
+            }
+            Start::Header(_) => {
+                return Err(Error::new(ErrorKind::InvalidOption(
+                    "the prompt ends inside a harmony header, which is not constrained".into(),
+                )));
+            }
+        }
+    };
+    rules[0].1 = body;
+    // Keep the reachable rules only: no calls without tools, no final answer when a call is required
+    // or the grammar starts at the trigger, nor in the answer the prompt began.
+    let answer_only = matches!(start, Start::Body(Field::Content)) && tools.is_empty() && !lazy;
+    let finals = !required && !lazy && !matches!(start, Start::Call(_)) && !answer_only;
+    rules.retain(|(name, _)| match name.as_str() {
+        "start" => true,
+        "final" => finals,
+        _ => !tools.is_empty(),
+    });
+    Ok(Grammar { rules })
+}
+
+/// The xgrammar structural tag: each call a `tag` from its header to `<|call|>` with the arguments'
+/// `json_schema` inside; analysis before the reply is one optional `tag` (`auto`: free text before
+/// `triggered_tags`).
+fn structural_tag(
+    tools: &[&ToolSchema],
+    required: bool,
+    parallel: bool,
+    json: Option<&Value>,
+    start: &Start,
+) -> Value {
+    let tags: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "type": "tag",
+                "begin": format!("{CHANNEL}{}", call_header(&tool.name)),
+                "content": {"type": "json_schema", "json_schema": tool.parameters()},
+                "end": CALL,
+            })
+        })
+        .collect();
+    let answer = match json {
+        Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+        None => json!({"type": "any_text"}),
+    };
+    let final_tag = json!({
+        "type": "tag",
+        "begin": format!("{CHANNEL}{FINAL}{MESSAGE}"),
+        "content": answer.clone(),
+        "end": RETURN,
+    });
+    let calls = json!({
+        "type": "tags_with_separator",
+        "tags": tags,
+        "separator": NEXT,
+        "at_least_one": true,
+        "stop_after_first": !parallel,
+    });
+    let reply = if tools.is_empty() {
+        final_tag
+    } else if required {
+        calls
+    } else if json.is_some() {
+        json!({"type": "or", "elements": [final_tag, calls]})
+    } else {
+        let trigger = format!("{CHANNEL}{COMMENTARY} {RECIPIENT}{FUNCTIONS}");
+        return json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags",
+            "triggers": [trigger],
+            "tags": tags,
+            "at_least_one": false,
+            "stop_after_first": !parallel,
+        }});
+    };
+    let analysis = json!({
+        "type": "tag",
+        "begin": format!("{CHANNEL}{ANALYSIS}{MESSAGE}"),
+        "content": {"type": "any_text"},
+        "end": format!("{END}{NEXT}"),
+    });
+    let format = match start {
+        Start::Lead => json!({"type": "sequence", "elements": [
+            {"type": "optional", "content": analysis},
+            reply,
+        ]}),
+        Start::Body(Field::Content) if tools.is_empty() => answer,
+        Start::Call(name) => {
+            let schema = tools
+                .iter()
+                .find(|tool| &tool.name == name)
+                .map_or(json!({"type": "object"}), |tool| tool.parameters().clone());
+            json!({"type": "sequence", "elements": [
+                {"type": "json_schema", "json_schema": schema},
+                {"type": "const_string", "value": CALL},
+            ]})
+        }
+        Start::Body(_) | Start::Header(_) => json!({"type": "sequence", "elements": [
+            {"type": "tag", "begin": "", "content": {"type": "any_text"}, "end": format!("{END}{NEXT}")},
+            reply,
+        ]}),
+    };
+    json!({"type": "structural_tag", "format": format})
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: crate::NAME, build: gpt_oss }
+}
