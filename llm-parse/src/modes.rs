@@ -188,7 +188,6 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let template = (args.run.template.as_ref())
         .map(|source| load_template(source, args.run.template_name.as_deref()))
         .transpose()?;
-    let entry = constraint_entry(&args.run, template.as_ref(), &options)?;
     let request = ConstraintRequest {
         tool_choice: match &args.tool_choice {
             ToolChoiceArg::Auto => ToolChoice::Auto,
@@ -199,15 +198,38 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
         parallel_tool_calls: args.parallel,
         ..ConstraintRequest::default()
     };
-    let constraint = entry
-        .constraint(&options, &request)
-        .ok_or_else(|| {
-            Failure::msg(format!(
-                "parser `{}` has no constrained-decoding grammar yet (family {})",
-                entry.name, entry.family
-            ))
-        })?
-        .map_err(|error| Failure::msg(error.to_string()))?;
+    let (parser, constraint) = match (&args.run.parser, &template) {
+        // A template without --parser: whatever it resolves to, the generic parser included.
+        (None, Some(template)) => {
+            let prepared = parser_auto::prepare(args.run.model.as_deref(), Some(template))
+                .map_err(|error| Failure::msg(error.to_string()))?;
+            let _ = writeln!(io::stderr(), "llm-parse: route: {}", prepared.route);
+            let parser = match prepared.route {
+                parser_auto::Route::ModelName(name)
+                | parser_auto::Route::TemplateSignature(name) => name,
+                _ => "generic",
+            };
+            let constraint = prepared.constraint(&options, &request).ok_or_else(|| {
+                Failure::msg(format!(
+                    "the template's route, the {}, has no constrained-decoding grammar (no tool \
+                     calls found, a format the grammars do not describe yet, or a response format)",
+                    prepared.route
+                ))
+            })?;
+            (parser, constraint)
+        }
+        _ => {
+            let entry = constraint_entry(&args.run)?;
+            let constraint = entry.constraint(&options, &request).ok_or_else(|| {
+                Failure::msg(format!(
+                    "parser `{}` has no constrained-decoding grammar yet (family {})",
+                    entry.name, entry.family
+                ))
+            })?;
+            (entry.name, constraint)
+        }
+    };
+    let constraint = constraint.map_err(|error| Failure::msg(error.to_string()))?;
     match args.format {
         Some(GrammarFormat::Lark) => write!(out, "{}", constraint.lark)?,
         Some(GrammarFormat::Gbnf) => write!(out, "{}", constraint.gbnf)?,
@@ -218,7 +240,7 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
             let strings =
                 |items: &[String]| Json::Array(items.iter().map(|s| Json::string(s)).collect());
             let json = Json::Object(vec![
-                ("parser", Json::string(entry.name)),
+                ("parser", Json::string(parser)),
                 ("lazy", Json::Value(Value::Bool(constraint.lazy))),
                 (
                     "triggers",
@@ -238,38 +260,14 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The registry entry whose constraint `--grammar` prints: `--parser`, else the family a template
-/// (with `--model`) resolves to, else `--model`'s. The generic parser has no constraint here yet.
-fn constraint_entry(
-    args: &RunArgs,
-    template: Option<&ChatTemplate>,
-    options: &ParseOptions,
-) -> Result<&'static ParserEntry, Failure> {
-    let by_name = |name: &str| {
-        parser_auto::entry_by_name(name).map_err(|error| Failure::msg(error.to_string()))
+/// The registry entry whose constraint `--grammar` prints without a template: `--parser`, else
+/// `--model`'s.
+fn constraint_entry(args: &RunArgs) -> Result<&'static ParserEntry, Failure> {
+    let entry = match &args.parser {
+        Some(name) => parser_auto::entry_by_name(name),
+        None => parser_auto::entry_for_model(args.model.as_deref().unwrap_or_default()),
     };
-    if let Some(name) = &args.parser {
-        return by_name(name);
-    }
-    let Some(template) = template else {
-        let model = args.model.as_deref().unwrap_or_default();
-        return parser_auto::entry_for_model(model)
-            .map_err(|error| Failure::msg(error.to_string()));
-    };
-    let Resolved { route, .. } =
-        parser_auto::resolve(args.model.as_deref(), Some(template), options)
-            .map_err(|error| Failure::msg(error.to_string()))?;
-    let _ = writeln!(io::stderr(), "llm-parse: route: {route}");
-    match route {
-        parser_auto::Route::ModelName(name) | parser_auto::Route::TemplateSignature(name) => {
-            by_name(name)
-        }
-        other => Err(Failure::msg(format!(
-            "constrained decoding is not available yet for this template's route, the {other} \
-             (only the family parsers have grammars so far; if the format is a family's, pick it \
-             with --parser NAME)"
-        ))),
-    }
+    entry.map_err(|error| Failure::msg(error.to_string()))
 }
 
 /// The request options the flags describe; reads the `--tools` file.
