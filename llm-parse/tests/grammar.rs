@@ -224,7 +224,10 @@ fn the_generic_route_has_a_grammar_where_the_analysis_describes_the_format() {
         "--tools",
         &tools,
     ]);
-    user_error(&output, "cannot be constrained yet: JSON calls without a section");
+    user_error(
+        &output,
+        "cannot be constrained yet: JSON calls without a section",
+    );
 }
 
 #[test]
