@@ -243,11 +243,12 @@ impl Machine {
                         // is complete (its closer may be left out before the next call), and the
                         // cut-off opener is content's, raw, as anywhere. Inside the next argument's
                         // `<arg_key>`: dropped, and `finish` flags the call.
-                        if TOOL_CALL_END.starts_with(after)
-                            || EOS.iter().any(|e| e.starts_with(after))
-                        {
+                        let cut_inside = |markers: &[&str]| {
+                            literal_at(after, markers, false) == Literal::Partial
+                        };
+                        if cut_inside(&[TOOL_CALL_END]) || cut_inside(EOS) {
                             self.close_call(out);
-                        } else if TOOL_CALL.starts_with(after) {
+                        } else if cut_inside(&[TOOL_CALL]) {
                             self.close_call(out);
                             continue;
                         }
