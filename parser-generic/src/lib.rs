@@ -92,18 +92,18 @@
 //!    marker with no end marker after it means reasoning;
 //! 3. the prompt's token ids, with a special-token table;
 //! 4. `enable_thinking`, when the template has a thinking switch
-//!    ([`crate::analyze::Capabilities::thinking_variable`]): on means reasoning — a bare end marker
+//!    ([`crate::spec::Capabilities::thinking_variable`]): on means reasoning — a bare end marker
 //!    splits — and off means content;
 //! 5. otherwise what the template's own generation prompt leaves the model in, read as in 2: with thinking
 //!    on ([`Analysis::generation_prompt`], or the template's default,
-//!    [`crate::analyze::Capabilities::thinking_default`]) or off
+//!    [`crate::spec::Capabilities::thinking_default`]) or off
 //!    ([`Analysis::generation_prompt_no_thinking`]); when it opens nothing, content — the model may
 //!    still open reasoning at the very start of its output — or, for a delimiter style, reasoning unless
 //!    thinking is known to be off.
 //!
 //! ```
-//! use parser_auto::analyze::{Analysis, Markers, ReasoningMode, ToolFormat};
-//! use parser_auto::ParseOptions;
+//! use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
+//! use parser_core::ParseOptions;
 //!
 //! // Qwen3-Coder-style calls, `<think>` reasoning forced open by the prompt.
 //! let analysis = Analysis {
@@ -126,7 +126,7 @@
 //!     ..Analysis::default()
 //! };
 //! let options = ParseOptions::new().with_prompt_tail("<|im_start|>assistant\n<think>\n");
-//! let message = parser_auto::generic::parser_for(&analysis, &options).parse(concat!(
+//! let message = parser_generic::parser_for(&analysis, &options).parse(concat!(
 //!     "The user wants Paris.</think>\n",
 //!     "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
 //! ));
@@ -135,9 +135,13 @@
 //! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
 //! ```
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub mod constraint;
 mod head;
 pub mod pythonic;
+pub mod spec;
 mod syntax;
 mod tools;
 
@@ -150,7 +154,7 @@ use parser_core::{
     ReasoningFormat, ReasoningSyntax, Stage, ThinkTagReasoningParser,
 };
 
-use crate::analyze::{Analysis, ReasoningMode};
+use crate::spec::{Analysis, ReasoningMode};
 use syntax::Syntax;
 use tools::GenericToolParser;
 
@@ -161,7 +165,7 @@ pub const NAME: &str = "auto";
 ///
 /// Never fails: an analysis with no usable markers gives a parser that reports everything as content.
 /// This builds the marker tables each time; a server that parses many outputs of one template keeps a
-/// [`GenericParserFactory`] instead (or uses [`crate::prepare`], which caches one per template).
+/// [`GenericParserFactory`] instead (or uses `parser_auto::prepare`, which caches one per template).
 pub fn parser_for(analysis: &Analysis, options: &ParseOptions) -> Parser {
     GenericParserFactory::new(Arc::new(analysis.clone())).parser(options)
 }
@@ -243,9 +247,9 @@ impl GenericParserFactory {
     /// function not among the tools, `required` without tools).
     ///
     /// ```
-    /// use parser_auto::analyze::{Analysis, Markers, ToolFormat};
-    /// use parser_auto::generic::GenericParserFactory;
-    /// use parser_auto::{ParseOptions, Tools};
+    /// use parser_generic::spec::{Analysis, Markers, ToolFormat};
+    /// use parser_generic::GenericParserFactory;
+    /// use parser_core::{ParseOptions, Tools};
     /// use parser_core::constraint::{ConstraintRequest, ToolChoice};
     /// use std::sync::Arc;
     ///

@@ -210,7 +210,7 @@ pub struct Analysis {
     /// Notes on what could not be determined.
     pub notes: Vec<String>,
     /// Why the analysis stopped early, when a render ran into one of the template's
-    /// [`TemplateLimits`](crate::template::TemplateLimits): the error's text. Such an analysis finds
+    /// [`TemplateLimits`](parser_core::TemplateLimits): the error's text. Such an analysis finds
     /// nothing, so the template routes to plain content.
     pub stopped_by_limit: Option<String>,
 }
