@@ -637,13 +637,22 @@ fn the_constraint_follows_the_route() {
         expected.lark
     );
 
-    let llama = template("meta-llama-Llama-3.1-8B-Instruct.jinja");
-    let not_described = parser_auto::prepare(None, Some(&llama)).unwrap();
+    let functionary = template("meetkai-functionary-medium-v3.1.jinja");
+    let not_described = parser_auto::prepare(None, Some(&functionary)).unwrap();
     assert_eq!(not_described.route, Route::Analyzer);
     let error = parser_auto::constraint(&not_described, &options, &request)
         .unwrap()
         .unwrap_err();
-    assert!(error.to_string().contains("a bare object"), "{error}");
+    assert!(
+        error.to_string().contains("the function name's prefix"),
+        "{error}"
+    );
+
+    // A family without a grammar yet (Llama's bare calls): none, as for a format without calls.
+    let llama = template("meta-llama-Llama-3.1-8B-Instruct.jinja");
+    let family = parser_auto::prepare(None, Some(&llama)).unwrap();
+    assert_eq!(family.route, Route::TemplateSignature("llama3"));
+    assert!(parser_auto::constraint(&family, &options, &request).is_none());
 
     let gemma = template("google-gemma-2-2b-it.jinja");
     let no_calls = parser_auto::prepare(None, Some(&gemma)).unwrap();
