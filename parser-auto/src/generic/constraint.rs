@@ -2,27 +2,36 @@
 //! same markers the parser interns (trimmed, as the parser's marker tables match them), so that a marker the
 //! analysis finds changes the parser and the grammar at once.
 //!
-//! Described so far: the JSON formats whose calls the core description spells.
+//! Described so far:
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
 //!   id fields are left out, which the parser accepts), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
 //!   when the template has no per-call markers.
 //! - `TAG_WITH_JSON`: `[per_call_start] func_name_prefix NAME func_name_suffix [args_start] {…}
 //!   [args_end] func_close [per_call_end]`, optionally inside the section markers, without a call id.
+//! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
+//!   `arg_name_prefix KEY arg_name_suffix [arg_value_prefix] VALUE arg_value_suffix`, then `func_close
+//!   per_call_end` ([`CallName::Parameters`]): values typed by the tool's schema as the parser coerces
+//!   them, one framing newline at each end, a raw value ending where the parser's does (its closer; it
+//!   never holds the next argument's marker or the call's end).
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: `TAG_WITH_TAGGED` and `PYTHONIC` arguments,
-//! JSON calls in an array, nested under a `function` key, with the name as the key or as Python dicts,
-//! JSON calls without any marker (a bare object at the start of the answer), and call ids in markup.
-//! For those the grammar is refused rather than approximated.
+//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls in an
+//! array, nested under a `function` key, with the name as the key or as Python dicts, JSON calls
+//! without any marker (a bare object at the start of the answer), and call ids in markup. For those
+//! the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
-//! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis, a call block inside open reasoning held (so it does
-//! not end reasoning), and the template's end-of-turn markers kept out of free text.
+//! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis; a call block that opens inside open reasoning is
+//! held by the parser and read as calls when it ends the output, so the grammar lets such a block end
+//! reasoning only when nothing but whitespace follows it ([`ReasoningMarkers::ended_by_calls`]); the
+//! template's end-of-turn markers are kept out of free text.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use parser_core::constraint::{CallFormat, CallName, FormatDescription, ReasoningMarkers};
+use parser_core::constraint::{
+    CallFormat, CallName, FormatDescription, ParameterTags, ReasoningMarkers,
+};
 
 use crate::analyze::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
 
@@ -32,7 +41,8 @@ use crate::analyze::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
 pub enum NotDescribed {
     /// The analysis found no tool calls: there is no call format to constrain.
     NoToolCalls,
-    /// `TAG_WITH_TAGGED`: the core description has no encoding of arguments in markup yet.
+    /// `TAG_WITH_TAGGED` without an argument name marker or a value closer: the grammar could not
+    /// tell where a value ends.
     TaggedArguments,
     /// `PYTHONIC`: the core description has no encoding of Python calls yet.
     Pythonic,
@@ -65,7 +75,7 @@ impl fmt::Display for NotDescribed {
         f.write_str(match self {
             NotDescribed::NoToolCalls => "the analysis found no tool calls",
             NotDescribed::TaggedArguments => {
-                "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)"
+                "TAG_WITH_TAGGED arguments without an argument name marker or a value closer"
             }
             NotDescribed::Pythonic => "PYTHONIC calls (no core encoding of Python calls yet)",
             NotDescribed::ArrayWrapped => "JSON calls in an array (no core array envelope yet)",
@@ -158,7 +168,55 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
     };
     let calls = match analysis.tools {
         ToolFormat::None => return Err(NotDescribed::NoToolCalls),
-        ToolFormat::TagWithTagged => return Err(NotDescribed::TaggedArguments),
+        ToolFormat::TagWithTagged => {
+            if analysis.call_id != CallIdPosition::None {
+                return Err(NotDescribed::CallIdInMarkup);
+            }
+            let key_open = m(&k.arg_name_prefix);
+            let value_close = m(&k.arg_value_suffix);
+            if key_open.is_empty() || value_close.is_empty() {
+                return Err(NotDescribed::TaggedArguments);
+            }
+            if per_call_start.is_empty() {
+                return Err(NotDescribed::NameAfterOpener);
+            }
+            let func_close = m(&k.func_close);
+            let value_open = m(&k.arg_value_prefix);
+            // The parser's interrupters (`syntax::Syntax::new`): a value whose closer is missing ends
+            // in front of the next argument or the end of the call.
+            let mut value_stops = vec![Cow::Owned(key_open.to_owned())];
+            let call_close = [func_close, per_call_end, section_end]
+                .into_iter()
+                .find(|close| !close.is_empty());
+            value_stops.extend(call_close.map(|close| Cow::Owned(close.to_owned())));
+            let section = section(section_start, section_end)?;
+            CallFormat {
+                section_optional: section.is_some(),
+                section,
+                call_begin: Cow::Owned(per_call_start.to_owned()),
+                name: CallName::Parameters {
+                    prefix: Cow::Owned(m(&k.func_name_prefix).to_owned()),
+                    suffix: Cow::Owned(m(&k.func_name_suffix).to_owned()),
+                    parameters: ParameterTags {
+                        key_open: Cow::Owned(key_open.to_owned()),
+                        key_close: Cow::Owned(m(&k.arg_name_suffix).to_owned()),
+                        // The parser tolerates whitespace between markers.
+                        space_before_value: !value_open.is_empty(),
+                        string_open: Cow::Owned(value_open.to_owned()),
+                        json_open: Cow::Owned(value_open.to_owned()),
+                        value_close: Cow::Owned(value_close.to_owned()),
+                        // The parser drops one newline at each end of a value.
+                        framing: Cow::Borrowed("\n"),
+                        value_stops,
+                        padding: Cow::Borrowed("\n"),
+                    },
+                    end: Cow::Owned(func_close.to_owned()),
+                },
+                call_end: Cow::Owned(per_call_end.to_owned()),
+                padding: Cow::Owned(trailing_ws(&k.per_call_start).to_owned()),
+                separator,
+            }
+        }
         ToolFormat::Pythonic => return Err(NotDescribed::Pythonic),
         ToolFormat::JsonNative => {
             let j = &analysis.json;
@@ -269,8 +327,10 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
         ReasoningMarkers {
             open: Cow::Owned(start.to_owned()),
             close: Cow::Owned(end.to_owned()),
-            // The parser holds a call block that opens inside reasoning (`BlockInReasoning::Hold`).
-            ended_by_calls: false,
+            // The parser holds a call block that opens inside reasoning (`BlockInReasoning::Hold`) and
+            // reads it as calls when it ends the output: the only way the grammar lets a block end
+            // reasoning (its calls, then nothing but whitespace).
+            ended_by_calls: true,
         }
     });
     let openers = [section_start, per_call_start, calls.call_begin.as_ref()];
