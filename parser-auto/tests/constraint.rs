@@ -36,19 +36,7 @@ fn root() -> PathBuf {
 const NOT_COVERED: &[(&str, &str)] = &[
     (
         "Apertus-8B-Instruct.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "Apriel-1.6-15b-Thinker-fixed.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
-        "JSON calls in an array (no core array envelope yet)",
+        "JSON calls with the function name as the key",
     ),
     (
         "Kimi-K2-Instruct.jinja",
@@ -67,18 +55,6 @@ const NOT_COVERED: &[(&str, &str)] = &[
         "a call id in markup",
     ),
     (
-        "NVIDIA-Nemotron-Nano-v2.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "fireworks-ai-llama-3-firefunction-v2.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "ibm-granite-granite-3.3-2B-Instruct.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
         "meetkai-functionary-medium-v3.1.jinja",
         "the function name's prefix opens the call (no whitespace after it in the parser)",
     ),
@@ -95,20 +71,12 @@ const NOT_COVERED: &[(&str, &str)] = &[
         "JSON calls without a section or per-call marker (a bare object)",
     ),
     (
-        "mistralai-Mistral-Nemo-Instruct-2407.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
         "moonshotai-Kimi-K2.jinja",
         "a call counter read as part of the name suffix",
     ),
     (
         "openai-gpt-oss-120b.jinja",
         "JSON calls without a section or per-call marker (a bare object)",
-    ),
-    (
-        "unsloth-Apriel-1.5.jinja",
-        "JSON calls in an array (no core array envelope yet)",
     ),
     ("upstage-Solar-Open-100B.jinja", "a call id in markup"),
 ];
@@ -196,11 +164,20 @@ fn tools_for(options: &ParseOptions, message: &ParsedMessage) -> Arc<Tools> {
 
 /// Corpus cases of covered templates the grammar refuses, each with the reason.
 const REFUSED: &[&str] = &[
+    // The model reasons although the request leaves thinking at the template's default, off: the
+    // grammar follows `reasoning_start` (no reasoning), the parser still reads a reasoning block at
+    // the very start. The calls also carry an id field, which the grammar leaves out.
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L1434",
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L1454",
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L2246",
     // The GBNF only, through the test's GBNF-to-Lark rewrite: the prompt opened `<think>` and the
     // output starts with `<tool_call>`; the rewritten grammar offers the redundant opener `"<think>"`
     // as one lexeme beside text's `"<"`, and llguidance's lexer cannot back off two bytes at `<to`
     // (llama.cpp reads GBNF by character; the Lark grammar accepts the output).
     "llama_cpp/glm/GLM-4.7-Flash-L1901",
+    // An id field after the arguments (`"id": "123456789"`): the grammar writes calls without their
+    // optional id fields, which the parser reads alike.
+    "llama_cpp/mistral/mistralai-Mistral-Nemo-Instruct-2407-L2275",
 ];
 
 /// Every llama.cpp corpus case of a covered template whose calls the generic parser (of the template's
@@ -310,7 +287,7 @@ fn corpus_outputs_of_covered_templates_are_accepted() {
     println!("whole {whole}, from the trigger {from_trigger}, skipped {skipped}");
     let ids: Vec<&str> = refused.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, REFUSED, "{refused:#?}");
-    assert_eq!((whole, from_trigger), (44, 5));
+    assert_eq!((whole, from_trigger), (49, 5));
 }
 
 /// The text of one call of `name` with `arguments`, as the format writes it.
@@ -370,7 +347,10 @@ fn output(format: &FormatDescription, start: ReasoningStart, calls: &[String]) -
     } else {
         &format.calls.separator
     };
-    let calls = calls.join(separator.as_ref());
+    let mut calls = calls.join(separator.as_ref());
+    if format.calls.array {
+        calls = format!("[{calls}]");
+    }
     match &format.calls.section {
         Some((begin, end)) => format!("{lead}{begin}{calls}{end}"),
         None => format!("{lead}{calls}"),
@@ -444,7 +424,7 @@ fn wrong_outputs_are_refused() {
         check(&none, &one, false, "a call with tool_choice none");
         checked += 1;
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 32);
 }
 
 /// Samples 200 outputs per covered template, over its generation prompts (thinking on and, with a

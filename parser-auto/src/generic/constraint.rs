@@ -6,7 +6,9 @@
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
 //!   id fields are left out, which the parser accepts), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
-//!   when the template has no per-call markers.
+//!   when the template has no per-call markers; or, when the template writes its calls in a JSON array,
+//!   the array's elements (`[TOOL_CALLS] [{…}, {…}]`, `<TOOLCALL>[…]</TOOLCALL>`,
+//!   [`CallFormat::array`]) between the markers that frame it, whose closer may be missing.
 //! - `TAG_WITH_JSON`: `[per_call_start] func_name_prefix NAME func_name_suffix [args_start] {…}
 //!   [args_end] func_close [per_call_end]`, optionally inside the section markers, without a call id.
 //! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
@@ -15,8 +17,8 @@
 //!   them, one framing newline at each end, a raw value ending where the parser's does (its closer; it
 //!   never holds the next argument's marker or the call's end).
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls in an
-//! array, nested under a `function` key, with the name as the key or as Python dicts, JSON calls
+//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
+//! under a `function` key, with the name as the key or as Python dicts, JSON calls
 //! without any marker (a bare object at the start of the answer), and call ids in markup. For those
 //! the grammar is refused rather than approximated.
 //!
@@ -46,7 +48,8 @@ pub enum NotDescribed {
     TaggedArguments,
     /// `PYTHONIC`: the core description has no encoding of Python calls yet.
     Pythonic,
-    /// JSON calls written in a JSON array (`[{…}, {…}]`).
+    /// JSON calls in an array framed by both section and per-call markers (the analysis does not
+    /// say which of them stand around the array).
     ArrayWrapped,
     /// JSON calls nested under a key (`{"function": {"name": …}}`).
     NestedFunction,
@@ -78,7 +81,9 @@ impl fmt::Display for NotDescribed {
                 "TAG_WITH_TAGGED arguments without an argument name marker or a value closer"
             }
             NotDescribed::Pythonic => "PYTHONIC calls (no core encoding of Python calls yet)",
-            NotDescribed::ArrayWrapped => "JSON calls in an array (no core array envelope yet)",
+            NotDescribed::ArrayWrapped => {
+                "JSON calls in an array inside both section and per-call markers"
+            }
             NotDescribed::NestedFunction => "JSON calls nested under a `function` key",
             NotDescribed::NameAsKey => "JSON calls with the function name as the key",
             NotDescribed::PythonDicts => "calls written as Python dicts",
@@ -215,14 +220,12 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 call_end: Cow::Owned(per_call_end.to_owned()),
                 padding: Cow::Owned(trailing_ws(&k.per_call_start).to_owned()),
                 separator,
+                array: false,
             }
         }
         ToolFormat::Pythonic => return Err(NotDescribed::Pythonic),
         ToolFormat::JsonNative => {
             let j = &analysis.json;
-            if j.array_wrapped {
-                return Err(NotDescribed::ArrayWrapped);
-            }
             if !j.function_field.trim().is_empty() {
                 return Err(NotDescribed::NestedFunction);
             }
@@ -236,7 +239,30 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 name: Cow::Owned(j.name_field.trim().to_owned()),
                 arguments: Cow::Owned(j.args_field.trim().to_owned()),
             };
-            if !per_call_start.is_empty() {
+            if j.array_wrapped {
+                // The array's markers: the per-call ones (`<TOOLCALL>[…]</TOOLCALL>`) or the section's
+                // (`[TOOL_CALLS] […]`); a closer may be missing, the `]` ends the block.
+                let (opener, closer) = match (section_start.is_empty(), per_call_start.is_empty()) {
+                    (true, false) => (per_call_start, per_call_end),
+                    (false, true) => (section_start, section_end),
+                    (false, false) => return Err(NotDescribed::ArrayWrapped),
+                    (true, true) => return Err(NotDescribed::NoCallMarker),
+                };
+                let separator = match k.call_separator.trim() {
+                    "," => k.call_separator.clone(),
+                    _ => ", ".to_owned(),
+                };
+                CallFormat {
+                    section: Some((Cow::Owned(opener.to_owned()), Cow::Owned(closer.to_owned()))),
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator: Cow::Owned(separator),
+                    array: true,
+                }
+            } else if !per_call_start.is_empty() {
                 let section = section(section_start, section_end)?;
                 CallFormat {
                     section_optional: section.is_some(),
@@ -246,6 +272,7 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     call_end: Cow::Owned(per_call_end.to_owned()),
                     padding: Cow::Owned(trailing_ws(&k.per_call_start).to_owned()),
                     separator,
+                    array: false,
                 }
             } else if !section_start.is_empty() {
                 // One call per section: the section markers frame each call.
@@ -257,6 +284,7 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     call_end: Cow::Owned(section_end.to_owned()),
                     padding: Cow::Owned(trailing_ws(&k.tool_section_start).to_owned()),
                     separator: Cow::Borrowed(""),
+                    array: false,
                 }
             } else {
                 return Err(NotDescribed::NoCallMarker);
@@ -318,6 +346,7 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 call_end: Cow::Owned([fence, args_end, func_close, block_end].concat()),
                 padding: Cow::Owned(padding.to_owned()),
                 separator,
+                array: false,
             }
         }
     };

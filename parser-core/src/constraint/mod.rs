@@ -48,6 +48,7 @@
 //!         call_end: "</tool_call>".into(),
 //!         padding: "\n".into(),
 //!         separator: "\n".into(),
+//!         array: false,
 //!     },
 //!     reserved: vec![],
 //! };
@@ -365,8 +366,15 @@ pub struct CallFormat {
     /// a newline), for the structural tag, whose tag boundaries are exact strings. The grammars accept
     /// any whitespace there.
     pub padding: Cow<'static, str>,
-    /// Written between two calls (whitespace: the grammars accept any whitespace between calls).
+    /// Written between two calls: whitespace (the grammars accept any whitespace between calls) or a
+    /// literal with whitespace around it (`,` between the elements of an [`array`](Self::array)).
     pub separator: Cow<'static, str>,
+    /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`): `[` opens
+    /// the block's calls and `]` closes them, whitespace around both; the separator is then `,`.
+    /// Requires a [`section`](Self::section), whose markers stand around the array (its end may be
+    /// empty: the `]` closes the block), and calls without markers of their own (an empty
+    /// `call_begin` and `call_end`).
+    pub array: bool,
 }
 
 /// A format, as far as constrained decoding needs it: filled from a family's marker constants (or,
@@ -654,12 +662,18 @@ impl FormatDescription {
         let mut openings = Vec::new();
         let block = match &calls.section {
             Some((begin, end)) => {
-                let tail = Node::Seq(vec![
-                    Node::Ws,
-                    sequence(Node::Ref("call".into())),
-                    Node::Ws,
-                    Node::Lit(end.to_string()),
-                ]);
+                let mut items = vec![Node::Ws];
+                if calls.array {
+                    items.extend([Node::Lit("[".into()), Node::Ws]);
+                }
+                items.push(sequence(Node::Ref("call".into())));
+                if calls.array {
+                    items.extend([Node::Ws, Node::Lit("]".into())]);
+                }
+                if !end.is_empty() {
+                    items.extend([Node::Ws, Node::Lit(end.to_string())]);
+                }
+                let tail = Node::Seq(items);
                 rules.push(("calls_tail".into(), tail));
                 openings.push((begin.to_string(), "calls_tail"));
                 let section = Node::Seq(vec![

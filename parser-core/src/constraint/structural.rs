@@ -152,7 +152,14 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                 "at_least_one": false,
                 "stop_after_first": stop_after_first,
             }),
-            Some((begin, end)) => {
+            Some((opener, closer)) => {
+                // The section's opener triggers it; an array's brackets stand right inside its markers.
+                let trigger = opener.to_string();
+                let (begin, end) = if calls.array {
+                    (format!("{opener}["), format!("]{closer}"))
+                } else {
+                    (opener.to_string(), closer.to_string())
+                };
                 let section = json!({
                     "type": "tag",
                     "begin": begin,
@@ -179,7 +186,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     ]}),
                     (false, false) => json!({
                         "type": "triggered_tags",
-                        "triggers": [begin],
+                        "triggers": [trigger],
                         "tags": [section],
                         "at_least_one": false,
                         "stop_after_first": true,
@@ -189,7 +196,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         all.extend(tags.iter().cloned());
                         json!({
                             "type": "triggered_tags",
-                            "triggers": [begin, calls.call_begin],
+                            "triggers": [trigger, calls.call_begin.to_string()],
                             "tags": all,
                             "at_least_one": false,
                             "stop_after_first": stop_after_first,
