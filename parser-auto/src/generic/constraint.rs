@@ -10,7 +10,10 @@
 //!   the array's elements (`[TOOL_CALLS] [{…}, {…}]`, `<TOOLCALL>[…]</TOOLCALL>`,
 //!   [`CallFormat::array`]) between the markers that frame it, whose closer may be missing.
 //! - `TAG_WITH_JSON`: `[per_call_start] func_name_prefix NAME func_name_suffix [args_start] {…}
-//!   [args_end] func_close [per_call_end]`, optionally inside the section markers, without a call id.
+//!   [args_end] func_close [per_call_end]`, optionally inside the section markers; a call id between
+//!   the name and the arguments (Mistral's `NAME[CALL_ID]id[ARGS]{…}`) written as digits; a counter
+//!   the analysis reads into the name suffix (Kimi's `NAME:0<|tool_call_argument_begin|>`) written as
+//!   that suffix on every call.
 //! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
 //!   `arg_name_prefix KEY arg_name_suffix [arg_value_prefix] VALUE arg_value_suffix`, then `func_close
 //!   per_call_end` ([`CallName::Parameters`]): values typed by the tool's schema as the parser coerces
@@ -19,7 +22,7 @@
 //!
 //! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
 //! under a `function` key, with the name as the key or as Python dicts, JSON calls
-//! without any marker (a bare object at the start of the answer), and call ids in markup. For those
+//! without any marker (a bare object at the start of the answer), and call ids before the name. For those
 //! the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
@@ -60,11 +63,9 @@ pub enum NotDescribed {
     /// JSON calls without a section or per-call marker (a bare object at the start of the answer): no
     /// marker to open the grammar's calls or to trigger a lazy grammar on.
     NoCallMarker,
-    /// A call id in markup (Mistral's `[CALL_ID]`).
+    /// A call id in markup anywhere but between the name and the arguments (Solar's id before the
+    /// name), or there after a name suffix.
     CallIdInMarkup,
-    /// A call counter the analysis reads as part of the name suffix (Kimi's `functions.NAME:0`, whose
-    /// `:0` is the first call's only).
-    CounterInSuffix,
     /// The call opens with the function name's prefix itself (`<function=NAME>`, no per-call marker):
     /// the core grammar allows whitespace after a call's opener, the parser reads the name right after
     /// the prefix.
@@ -90,8 +91,7 @@ impl fmt::Display for NotDescribed {
             NotDescribed::NoCallMarker => {
                 "JSON calls without a section or per-call marker (a bare object)"
             }
-            NotDescribed::CallIdInMarkup => "a call id in markup",
-            NotDescribed::CounterInSuffix => "a call counter read as part of the name suffix",
+            NotDescribed::CallIdInMarkup => "a call id in markup before the function name",
             NotDescribed::NameAfterOpener => {
                 "the function name's prefix opens the call (no whitespace after it in the parser)"
             }
@@ -291,18 +291,24 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             }
         }
         ToolFormat::TagWithJson => {
-            if analysis.call_id != CallIdPosition::None {
-                return Err(NotDescribed::CallIdInMarkup);
-            }
             let prefix = m(&k.func_name_prefix);
             let name_suffix = m(&k.func_name_suffix);
             let args_start = json_delimiter(&k.args_start);
             let args_end = json_delimiter(&k.args_end);
             let func_close = m(&k.func_close);
-            let mut counter = name_suffix.chars();
-            if counter.next() == Some(':') && counter.next().is_some_and(|c| c.is_ascii_digit()) {
-                return Err(NotDescribed::CounterInSuffix);
-            }
+            // An id between the name and the arguments (`NAME[CALL_ID]id[ARGS]{…}`), which the parser
+            // keeps as the call's id, is written as a counter: digits, one of the ids it reads.
+            let (id_prefix, name_suffix) = match analysis.call_id {
+                CallIdPosition::None => (None, name_suffix),
+                CallIdPosition::BetweenFuncAndArgs
+                    if name_suffix.is_empty() && !m(&k.call_id_prefix).is_empty() =>
+                {
+                    (Some(m(&k.call_id_prefix)), m(&k.call_id_suffix))
+                }
+                _ => return Err(NotDescribed::CallIdInMarkup),
+            };
+            // A counter the analysis reads as part of the name suffix (Kimi's `NAME:0`) is written as
+            // the suffix says, `:0` on every call, which the parser reads as it reads the first.
             // Arguments opened with a Markdown fence (```json) are closed by one.
             let fence = if name_suffix.contains("```") || args_start.contains("```") {
                 "```"
@@ -340,7 +346,7 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 call_begin: Cow::Owned(call_begin.to_owned()),
                 name: CallName::Tagged {
                     prefix: Cow::Owned(prefix.to_owned()),
-                    index_separator: None,
+                    index_separator: id_prefix.map(|id| Cow::Owned(id.to_owned())),
                     suffix: Cow::Owned(suffix),
                 },
                 call_end: Cow::Owned([fence, args_end, func_close, block_end].concat()),
