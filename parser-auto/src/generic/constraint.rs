@@ -4,7 +4,8 @@
 //!
 //! Described so far:
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
-//!   id fields are left out, which the parser accepts), one per per-call block (`<tool_call>…</tool_call>`,
+//!   id fields are left out, which the parser accepts) or `{"f": {…}}` (the name as the only key,
+//!   [`CallName::NameAsKey`]), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
 //!   when the template has no per-call markers; or, when the template writes its calls in a JSON array,
 //!   the array's elements (`[TOOL_CALLS] [{…}, {…}]`, `<TOOLCALL>[…]</TOOLCALL>`,
@@ -21,7 +22,7 @@
 //!   never holds the next argument's marker or the call's end).
 //!
 //! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
-//! under a `function` key, with the name as the key or as Python dicts, JSON calls
+//! under a `function` key or as Python dicts, JSON calls
 //! without any marker (a bare object at the start of the answer), and call ids before the name. For those
 //! the grammar is refused rather than approximated.
 //!
@@ -56,8 +57,6 @@ pub enum NotDescribed {
     ArrayWrapped,
     /// JSON calls nested under a key (`{"function": {"name": …}}`).
     NestedFunction,
-    /// JSON calls with the function name as the key (`{"get_weather": {…}}`).
-    NameAsKey,
     /// Calls written as Python dicts (single quotes).
     PythonDicts,
     /// JSON calls without a section or per-call marker (a bare object at the start of the answer): no
@@ -86,7 +85,6 @@ impl fmt::Display for NotDescribed {
                 "JSON calls in an array inside both section and per-call markers"
             }
             NotDescribed::NestedFunction => "JSON calls nested under a `function` key",
-            NotDescribed::NameAsKey => "JSON calls with the function name as the key",
             NotDescribed::PythonDicts => "calls written as Python dicts",
             NotDescribed::NoCallMarker => {
                 "JSON calls without a section or per-call marker (a bare object)"
@@ -229,15 +227,17 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             if !j.function_field.trim().is_empty() {
                 return Err(NotDescribed::NestedFunction);
             }
-            if j.name_is_key {
-                return Err(NotDescribed::NameAsKey);
-            }
+
             if j.python_dicts {
                 return Err(NotDescribed::PythonDicts);
             }
-            let name = CallName::JsonFields {
-                name: Cow::Owned(j.name_field.trim().to_owned()),
-                arguments: Cow::Owned(j.args_field.trim().to_owned()),
+            let name = if j.name_is_key {
+                CallName::NameAsKey
+            } else {
+                CallName::JsonFields {
+                    name: Cow::Owned(j.name_field.trim().to_owned()),
+                    arguments: Cow::Owned(j.args_field.trim().to_owned()),
+                }
             };
             if j.array_wrapped {
                 // The array's markers: the per-call ones (`<TOOLCALL>[…]</TOOLCALL>`) or the section's

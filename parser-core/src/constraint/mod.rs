@@ -256,6 +256,9 @@ pub enum CallName {
         /// The key of the arguments object (`arguments`).
         arguments: Cow<'static, str>,
     },
+    /// The call is a JSON object whose only key is the function name and whose value is the arguments
+    /// object: `{"get_weather": {…}}` (Apertus, in an [array](CallFormat::array)).
+    NameAsKey,
     /// The name stands between literals, the arguments object after them:
     /// `PREFIX NAME [INDEX_SEPARATOR DIGITS] SUFFIX {…}` (Kimi: `functions.NAME:0<|tool_call_argument_begin|>`).
     Tagged {
@@ -581,7 +584,7 @@ impl FormatDescription {
                 }
             }
             // An enclosed call's prefix is text around a token; the family lists that token.
-            CallName::JsonFields { .. } | CallName::Enclosed { .. } => {}
+            CallName::JsonFields { .. } | CallName::NameAsKey | CallName::Enclosed { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -837,6 +840,19 @@ impl FormatDescription {
                     items.push(Node::Digits);
                 }
                 items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
+            }
+            CallName::NameAsKey => {
+                items.extend([
+                    Node::Lit("{".into()),
+                    Node::Ws,
+                    Node::Lit(name),
+                    Node::Ws,
+                    Node::Lit(":".into()),
+                    Node::Ws,
+                    args,
+                    Node::Ws,
+                    Node::Lit("}".into()),
+                ]);
             }
             CallName::Parameters { .. } => {}
             CallName::Enclosed {

@@ -44,6 +44,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     "content": arguments,
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
                 }),
+                CallName::NameAsKey => json!({
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: ",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(&tool.name)
+                    ),
+                    "content": arguments,
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                }),
                 CallName::Tagged {
                     prefix,
                     index_separator,

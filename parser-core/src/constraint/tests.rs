@@ -720,3 +720,28 @@ fn array_of_calls_in_the_structural_tag_and_triggers() {
         "{\"name\": \"now\", \"arguments\": "
     );
 }
+
+#[rstest]
+#[case::one(r#"[TOOL_CALLS][{"now": {}}]"#, true)]
+#[case::spaced("[TOOL_CALLS] [ { \"get_weather\" : {\"city\": \"Paris\"} } ]", true)]
+#[case::unknown(r#"[TOOL_CALLS][{"later": {}}]"#, false)]
+#[case::fields(r#"[TOOL_CALLS][{"name": "now", "arguments": {}}]"#, false)]
+#[case::two_keys(r#"[TOOL_CALLS][{"now": {}, "now": {}}]"#, false)]
+fn name_as_key(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = array_like();
+    format.calls.name = CallName::NameAsKey;
+    let constraint = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    let section = &constraint.structural_tag["format"];
+    assert_eq!(section["content"]["tags"][1]["begin"], "{\"now\": ");
+    assert_eq!(section["content"]["tags"][1]["end"], "}");
+}
