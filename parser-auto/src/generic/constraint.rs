@@ -9,7 +9,10 @@
 //!   optionally inside the section markers, which the parser may also go without), or one per section
 //!   when the template has no per-call markers; or, when the template writes its calls in a JSON array,
 //!   the array's elements (`[TOOL_CALLS] [{…}, {…}]`, `<TOOLCALL>[…]</TOOLCALL>`,
-//!   [`CallFormat::array`]) between the markers that frame it, whose closer may be missing.
+//!   [`CallFormat::array`]) between the markers that frame it, whose closer may be missing; or, without
+//!   any marker (Llama 3.x), bare calls at the start of the answer, which is where the parser reads
+//!   them ([`FormatDescription::is_bare`]: under `auto` the grammar allows them or text that does not
+//!   open with `{`, and is not lazy).
 //! - `TAG_WITH_JSON`: `[per_call_start] func_name_prefix NAME func_name_suffix [args_start] {…}
 //!   [args_end] func_close [per_call_end]`, optionally inside the section markers; a call id between
 //!   the name and the arguments (Mistral's `NAME[CALL_ID]id[ARGS]{…}`) written as digits; a counter
@@ -22,8 +25,8 @@
 //!   never holds the next argument's marker or the call's end).
 //!
 //! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
-//! under a `function` key or as Python dicts, JSON calls
-//! without any marker (a bare object at the start of the answer), and call ids before the name. For those
+//! under a `function` key or as Python dicts, and
+//! call ids before the name. For those
 //! the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
@@ -59,8 +62,9 @@ pub enum NotDescribed {
     NestedFunction,
     /// Calls written as Python dicts (single quotes).
     PythonDicts,
-    /// JSON calls without a section or per-call marker (a bare object at the start of the answer): no
-    /// marker to open the grammar's calls or to trigger a lazy grammar on.
+    /// Calls without a section or per-call marker other than bare JSON objects (a tagged call whose
+    /// name has no prefix, gpt-oss's channel header; a bare array): nothing the grammar could open
+    /// them with that the parser reads as a call.
     NoCallMarker,
     /// A call id in markup anywhere but between the name and the arguments (Solar's id before the
     /// name), or there after a name suffix.
@@ -87,7 +91,7 @@ impl fmt::Display for NotDescribed {
             NotDescribed::NestedFunction => "JSON calls nested under a `function` key",
             NotDescribed::PythonDicts => "calls written as Python dicts",
             NotDescribed::NoCallMarker => {
-                "JSON calls without a section or per-call marker (a bare object)"
+                "calls without a section or per-call marker (other than bare JSON objects)"
             }
             NotDescribed::CallIdInMarkup => "a call id in markup before the function name",
             NotDescribed::NameAfterOpener => {
@@ -287,7 +291,17 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     array: false,
                 }
             } else {
-                return Err(NotDescribed::NoCallMarker);
+                // No marker: the parser reads a call only at the very start of the answer.
+                CallFormat {
+                    section: None,
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator,
+                    array: false,
+                }
             }
         }
         ToolFormat::TagWithJson => {

@@ -359,7 +359,10 @@ pub struct CallFormat {
     pub section: Option<(Cow<'static, str>, Cow<'static, str>)>,
     /// With a section: calls may also stand without it (the parser reads a bare call too).
     pub section_optional: bool,
-    /// Opens each call.
+    /// Opens each call. Empty without a section: the calls stand bare at the start of the output (Llama
+    /// 3.x's `{"name": …, "parameters": …}`, which a parser only reads there), so the grammar is never
+    /// lazy — there is no marker to trigger on — and under `auto` it allows either the calls or text
+    /// whose first character (after whitespace) cannot open a call (see [`FormatDescription::is_bare`]).
     pub call_begin: Cow<'static, str>,
     /// How the name and arguments are written.
     pub name: CallName,
@@ -489,7 +492,8 @@ impl FormatDescription {
             ResponseFormat::Text => None,
             ResponseFormat::JsonSchema(schema) => Some(schema),
         };
-        let lazy = !tools.is_empty() && !required && json.is_none();
+        // A bare format has no opener to trigger on: its `auto` grammar covers the whole output.
+        let lazy = !tools.is_empty() && !required && json.is_none() && !self.is_bare();
         let shape = Shape {
             tools: &tools,
             required,
@@ -512,6 +516,42 @@ impl FormatDescription {
             lazy,
             preserved_tokens: self.preserved_tokens(),
         })
+    }
+
+    /// True when calls have no marker at all (no section, an empty `call_begin`): they stand bare at
+    /// the start of the output (see [`CallFormat::call_begin`]).
+    ///
+    /// ```
+    /// use parser_core::constraint::{CallFormat, CallName, FormatDescription};
+    ///
+    /// let llama = FormatDescription {
+    ///     reasoning: None,
+    ///     calls: CallFormat {
+    ///         section: None,
+    ///         section_optional: false,
+    ///         call_begin: "".into(),
+    ///         name: CallName::JsonFields { name: "name".into(), arguments: "parameters".into() },
+    ///         call_end: "".into(),
+    ///         padding: "".into(),
+    ///         separator: "".into(),
+    ///         array: false,
+    ///     },
+    ///     reserved: vec!["<|eot_id|>".into()],
+    /// };
+    /// assert!(llama.is_bare());
+    /// ```
+    pub fn is_bare(&self) -> bool {
+        self.calls.section.is_none() && self.calls.call_begin.is_empty()
+    }
+
+    /// The character a bare call starts with: `{` for a JSON call, else its prefix's first.
+    fn call_opening(&self) -> Option<char> {
+        match &self.calls.name {
+            CallName::JsonFields { .. } | CallName::NameAsKey => Some('{'),
+            CallName::Tagged { prefix, .. }
+            | CallName::Parameters { prefix, .. }
+            | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
+        }
     }
 
     /// The markers that open a call block.
@@ -700,16 +740,39 @@ impl FormatDescription {
         };
         rules.push(("calls".into(), block));
 
+        // Free text; for a bare format, text that cannot open a call (the parser would read one).
+        let free_text = if self.is_bare() {
+            let mut except = vec![' ', '\t', '\n', '\r'];
+            except.extend(self.call_opening());
+            Node::Seq(vec![
+                Node::Ws,
+                Node::Opt(Box::new(Node::Seq(vec![
+                    Node::Chars {
+                        except,
+                        min: 1,
+                        max: Some(1),
+                    },
+                    Node::Text {
+                        exclude: markers.clone(),
+                        until: None,
+                    },
+                ]))),
+            ])
+        } else {
+            Node::Text {
+                exclude: markers.clone(),
+                until: None,
+            }
+        };
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
                 Node::Json(schema.clone()),
                 Node::Ws,
             ])),
-            None if shape.tools.is_empty() => Some(Node::Text {
-                exclude: markers.clone(),
-                until: None,
-            }),
+            None if shape.tools.is_empty() => Some(free_text),
+            // Bare calls under `auto` (not lazy): the answer may be text instead.
+            None if self.is_bare() && !shape.required => Some(free_text),
             None => None,
         };
         let tool_calls = Node::Seq(vec![Node::Ws, Node::Ref("calls".into()), Node::Ws]);
@@ -750,7 +813,8 @@ impl FormatDescription {
                     let lead = Node::Opt(Box::new(open));
                     let mut ways = vec![Node::Seq(vec![lead.clone(), closed, body])];
                     if reasoning.ended_by_calls && !shape.tools.is_empty() {
-                        for (opener, tail) in openings {
+                        // A bare call cannot open inside reasoning: it only stands at the answer's start.
+                        for (opener, tail) in openings.into_iter().filter(|(o, _)| !o.is_empty()) {
                             ways.push(Node::Seq(vec![
                                 lead.clone(),
                                 Node::Text {

@@ -140,8 +140,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
         })
         .collect();
     let free = || json!({"type": "any_text"});
+    // A bare format's text cannot open a call: the parser would read one.
+    let opening = format
+        .call_opening()
+        .map(|c| super::grammar::regex_escape(&c.to_string()));
+    let bare_text = json!({"type": "regex", "pattern": format!(
+        r"\s*([^\s{}][\s\S]*)?",
+        opening.unwrap_or_default()
+    )});
     let answer = match shape.json {
         Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+        None if format.is_bare() => bare_text.clone(),
         None => free(),
     };
     let rest = if tags.is_empty() {
@@ -156,6 +165,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
             }),
+            // Bare calls (no marker to trigger on): the calls, or text that cannot open one.
+            None if format.is_bare() => json!({"type": "or", "elements": [
+                {
+                    "type": "tags_with_separator",
+                    "tags": tags,
+                    "separator": calls.separator,
+                    "at_least_one": true,
+                    "stop_after_first": stop_after_first,
+                },
+                bare_text,
+            ]}),
             None => json!({
                 "type": "triggered_tags",
                 "triggers": [calls.call_begin],

@@ -745,3 +745,38 @@ fn name_as_key(#[case] text: &str, #[case] accepted: bool) {
     assert_eq!(section["content"]["tags"][1]["begin"], "{\"now\": ");
     assert_eq!(section["content"]["tags"][1]["end"], "}");
 }
+
+/// Calls without any marker, at the start of the output (Llama 3.x).
+fn bare_like() -> FormatDescription {
+    let mut format = array_like();
+    format.calls.section = None;
+    format.calls.array = false;
+    format.calls.separator = "".into();
+    format
+}
+
+#[rstest]
+#[case::required(ToolChoice::Required, r#"{"name": "now", "arguments": {}}"#, true)]
+#[case::required_two(
+    ToolChoice::Required,
+    r#"{"name": "now", "arguments": {}} {"name": "now", "arguments": {}}"#,
+    true
+)]
+#[case::required_text(ToolChoice::Required, "It is noon.", false)]
+#[case::auto_call(ToolChoice::Auto, r#" {"name": "now", "arguments": {}}"#, true)]
+#[case::auto_text(ToolChoice::Auto, "It is noon. {\"name\": \"now\"}", true)]
+#[case::auto_empty(ToolChoice::Auto, "", true)]
+#[case::auto_object_text(ToolChoice::Auto, r#" {"time": "noon"}"#, false)]
+#[case::none_call(ToolChoice::None, r#"{"name": "now", "arguments": {}}"#, false)]
+#[case::none_text(ToolChoice::None, "\nIt is noon.", true)]
+fn bare_calls(#[case] choice: ToolChoice, #[case] text: &str, #[case] accepted: bool) {
+    let constraint = bare_like()
+        .constraint(Some(&tools()), ReasoningStart::Off, &request(choice, true))
+        .unwrap();
+    assert!(!constraint.lazy);
+    assert_eq!(constraint.triggers, Triggers::default());
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+}
