@@ -25,7 +25,9 @@
 //! [`Triggers`] say where that is: `words` are the literal openers; each of `patterns` is a regex over
 //! the whole output so far (llama.cpp's `PATTERN_FULL`: `[\s\S]`, no flags) whose first capture group
 //! is the trigger, with the reasoning the prompt leaves open or allows skipped first, so that an opener
-//! written inside reasoning does not fire.
+//! written inside reasoning does not fire. A format whose calls have no marker at all
+//! ([`FormatDescription::is_bare`]) is never lazy: its `auto` grammar covers the whole output, the
+//! calls or text that cannot open one.
 //!
 //! ```
 //! use parser_core::constraint::{

@@ -6,6 +6,11 @@
 //! for `required` or a named function; `stop_after_first` when parallel calls are off. Reasoning is a
 //! `tag` around `any_text` before the rest.
 //!
+//! A section of calls in a JSON array ([`CallFormat::array`](super::CallFormat::array)) is a `tag` whose
+//! `begin` and `end` hold the brackets (`[TOOL_CALLS][`, `]`), triggered by the section's opener. Bare
+//! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
+//! a `regex` of text that cannot open one.
+//!
 //! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
 //! one `tag` per declared property, in declared order (an optional property in an `optional`): the
 //! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
