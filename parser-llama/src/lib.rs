@@ -7,8 +7,8 @@
 //! | `llama4` | Llama 4 Scout / Maverick | none | `[f(a=1), g(b="x")]` at the start of the answer, optionally inside `<|python_start|>…<|python_end|>` |
 //!
 //! Both are data: a [`parser_generic`] format description ([`Analysis`]) run by the generic engine
-//! ([`DataParser`]). Neither has a constrained-decoding grammar yet: the generic constraint does not
-//! describe bare calls at the start of the answer or Python calls.
+//! ([`DataParser`]). `llama3`'s constrained-decoding grammar is the bare JSON calls its template renders
+//! ([`constraint`]); `llama4` has none yet (the generic constraint does not describe Python calls).
 //!
 //! Names: vLLM's `llama3_json` and `llama4_json` (the same JSON parser) and SGLang's `llama` are
 //! `llama3`, as are llama.cpp's `llama_3_x` / `llama_3_x_with_builtin_tools` handlers; vLLM's
@@ -59,7 +59,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, JsonFields, Markers, ToolFormat};
 
@@ -128,6 +129,18 @@ fn llama4_spec() -> Analysis {
 }
 
 static LLAMA3: DataParser = DataParser::new("llama3", llama3_spec);
+/// The calls a `llama3` grammar asks for: bare `{"name": …, "parameters": …}` objects at the start of
+/// the answer, as the template renders them (the parser also reads them after `<|python_tag|>`).
+fn llama3_grammar() -> Analysis {
+    let mut spec = llama3_spec();
+    spec.markers = Markers {
+        call_separator: ";".into(),
+        ..Markers::default()
+    };
+    spec.calls_at_start = false;
+    spec
+}
+static LLAMA3_GRAMMAR: DataParser = DataParser::new("llama3", llama3_grammar);
 static LLAMA4: DataParser = DataParser::new("llama4", llama4_spec);
 
 /// The spec of a parser (`llama3`, `llama4`): what it reads.
@@ -146,6 +159,26 @@ pub fn llama3(options: &ParseOptions) -> Parser {
 /// Llama 4: pythonic calls.
 pub fn llama4(options: &ParseOptions) -> Parser {
     LLAMA4.parser(options)
+}
+
+pub mod constraint {
+    //! The constrained-decoding grammar of `llama3`: bare JSON calls at the start of the answer (the
+    //! generic constraint describes them; under `auto` the grammar is not lazy). `llama4`'s Python
+    //! calls have none yet.
+
+    use super::*;
+
+    /// `llama3`'s constraint.
+    pub fn llama3(
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Result<Constraint, Error> {
+        LLAMA3_GRAMMAR.constraint(options, request)
+    }
+
+    parser_core::inventory::submit! {
+        ConstraintEntry { parser: "llama3", build: llama3 }
+    }
 }
 
 parser_core::inventory::submit! {

@@ -6,4 +6,5 @@ use parser_llama as _;
 
 mod behaviour;
 mod corpus;
+mod grammar;
 mod properties;
