@@ -939,8 +939,8 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 }
 
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
-/// `args_AT_SET` (the parameters still to write once the set `SET` of them is written; `args_AT_0`
-/// starts), or with more than [`ANY_ORDER_LIMIT`] properties a single `args_AT_0` in declared order.
+/// `args_AT_0`, the parameters in any order ([`Node::AnyOrder`]), or with more than
+/// [`ANY_ORDER_LIMIT`] properties in declared order.
 fn parameter_rules(
     at: usize,
     tool: &ToolSchema,
@@ -1006,7 +1006,7 @@ fn parameter_rules(
         rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
     }
     let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
-    if properties.len() > ANY_ORDER_LIMIT {
+    let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
             .enumerate()
@@ -1018,28 +1018,17 @@ fn parameter_rules(
                 }
             })
             .collect();
-        rules.push((format!("args_{at}_0"), Node::Seq(items)));
-        return rules;
-    }
-    let required: usize = properties
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, _, required))| *required)
-        .map(|(index, _)| 1 << index)
-        .sum();
-    for written in 0usize..(1 << properties.len()) {
-        let mut ways = Vec::new();
-        if written & required == required {
-            ways.push(Node::Seq(Vec::new()));
-        }
-        for index in (0..properties.len()).filter(|index| written & (1 << index) == 0) {
-            ways.push(Node::Seq(vec![
-                param(index),
-                Node::Ref(format!("args_{at}_{}", written | (1 << index))),
-            ]));
-        }
-        rules.push((format!("args_{at}_{written}"), Node::Alt(ways)));
-    }
+        Node::Seq(items)
+    } else {
+        Node::AnyOrder(
+            properties
+                .iter()
+                .enumerate()
+                .map(|(index, (_, _, required))| (param(index), *required))
+                .collect(),
+        )
+    };
+    rules.push((format!("args_{at}_0"), args));
     rules
 }
 
