@@ -90,6 +90,9 @@ struct Rules {
     texts: HashMap<String, String>,
     /// Text automata and any-order nodes written so far, which number their rules' prefixes.
     prefixes: usize,
+    /// The names of the whitespace and string-character rules, once made.
+    ws_rule: Option<String>,
+    char_rule: Option<String>,
 }
 
 /// The rules of one text automaton without their names: the automaton depends on the markers only,
@@ -321,8 +324,14 @@ impl Rules {
         }
     }
 
+    /// The whitespace rule's name (made on first use; asked for at every `Node::Ws`).
     fn ws(&mut self) -> String {
-        self.add("ws", "[ \\t\\n\\r]*".to_owned())
+        if let Some(name) = &self.ws_rule {
+            return name.clone();
+        }
+        let name = self.add("ws", "[ \\t\\n\\r]*".to_owned());
+        self.ws_rule = Some(name.clone());
+        name
     }
 
     /// Free text containing none of `exclude` (nor `until`), then `until` if given: one rule per state
@@ -432,7 +441,14 @@ impl Rules {
     }
 
     fn string(&mut self, map: &serde_json::Map<String, Value>) -> String {
-        let char_rule = self.add("char", CHAR.to_owned());
+        let char_rule = match &self.char_rule {
+            Some(name) => name.clone(),
+            None => {
+                let name = self.add("char", CHAR.to_owned());
+                self.char_rule = Some(name.clone());
+                name
+            }
+        };
         let min = map.get("minLength").and_then(Value::as_u64);
         let max = map.get("maxLength").and_then(Value::as_u64);
         let repeat = match (min, max) {
@@ -630,7 +646,7 @@ fn negated_class(alphabet: &[char]) -> Option<String> {
 /// grammar.
 pub(crate) fn schema_grammar(schema: &Value) -> String {
     let grammar = Grammar {
-        rules: vec![("root".to_owned(), Node::Json(schema.clone()))],
+        rules: vec![("root".to_owned(), Node::Json(Arc::new(schema.clone())))],
     };
     render(&grammar)
 }

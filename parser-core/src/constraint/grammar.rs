@@ -6,6 +6,7 @@
 //! terminal in Lark and an automaton of rules in GBNF.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -29,8 +30,8 @@ pub enum Node {
     Ws,
     /// One or more ASCII digits.
     Digits,
-    /// A JSON value valid against this schema.
-    Json(Value),
+    /// A JSON value valid against this schema (shared: a tool's schema is not copied per grammar).
+    Json(Arc<Value>),
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
@@ -277,7 +278,7 @@ impl Lark {
                 let name = out[start..].to_owned();
                 self.extra.push_str(&name);
                 self.extra.push_str(": %json ");
-                match serde_json::to_string(schema) {
+                match serde_json::to_string(schema.as_ref()) {
                     Ok(schema) => self.extra.push_str(&schema),
                     Err(_) => self.extra.push_str("{}"),
                 }

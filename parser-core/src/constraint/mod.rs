@@ -72,6 +72,7 @@ mod structural;
 mod tests;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -686,7 +687,7 @@ impl FormatDescription {
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
-                Node::Json(schema.clone()),
+                Node::Json(Arc::new(schema.clone())),
                 Node::Ws,
             ])),
             None if shape.tools.is_empty() => Some(Node::Text {
@@ -761,7 +762,7 @@ impl FormatDescription {
     fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
-        let args = Node::Json(tool.parameters().clone());
+        let args = Node::Json(tool.shared_parameters().clone());
         if let CallName::Parameters {
             prefix,
             suffix,
@@ -972,7 +973,7 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(schema.into_owned()),
+                Node::Json(Arc::new(schema.into_owned())),
                 Node::Ws,
                 close.clone(),
             ]),
@@ -1043,7 +1044,7 @@ impl Grammar {
     ///         "start".into(),
     ///         Node::Seq(vec![
     ///             Node::Lit("<call>".into()),
-    ///             Node::Json(serde_json::json!({"type": "object"})),
+    ///             Node::Json(std::sync::Arc::new(serde_json::json!({"type": "object"}))),
     ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
     ///         ]),
     ///     )],
