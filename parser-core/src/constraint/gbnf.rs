@@ -116,7 +116,7 @@ const TEXT_RULES_LIMIT: usize = 1024;
 fn text_key(exclude: &[String], until: Option<&str>) -> String {
     let mut key = String::new();
     for marker in exclude {
-        push_number(&mut key, marker.len());
+        push_number(&mut key, marker.len() as u64);
         key.push(':');
         key.push_str(marker);
     }
@@ -200,7 +200,7 @@ impl TextRules {
         let name = |out: &mut String, state: usize| {
             out.push_str(prefix);
             out.push_str("-s");
-            push_number(out, state);
+            push_number(out, state as u64);
         };
         for (state, (body, refs)) in self.states.iter().enumerate() {
             name(out, state);
@@ -238,7 +238,11 @@ impl Rules {
             let name = if count == 1 {
                 hint.clone()
             } else {
-                format!("{hint}-{count}")
+                let mut name = String::with_capacity(hint.len() + 3);
+                name.push_str(&hint);
+                name.push('-');
+                push_number(&mut name, count as u64);
+                name
             };
             if !self.names.contains_key(&name) {
                 self.names.insert(hint.clone(), count);
@@ -253,7 +257,7 @@ impl Rules {
         loop {
             self.prefixes += 1;
             let mut prefix = String::from(base);
-            push_number(&mut prefix, self.prefixes);
+            push_number(&mut prefix, self.prefixes as u64);
             let dashed = format!("{prefix}-");
             if !self.names.keys().any(|name| name.starts_with(&dashed)) {
                 return prefix;
@@ -372,7 +376,7 @@ impl Rules {
             |out, set| {
                 out.push_str(&prefix);
                 out.push('-');
-                push_number(out, set);
+                push_number(out, set as u64);
             },
             |out, item| out.push_str(&rendered[item]),
             " ::= ",
@@ -451,12 +455,26 @@ impl Rules {
         };
         let min = map.get("minLength").and_then(Value::as_u64);
         let max = map.get("maxLength").and_then(Value::as_u64);
-        let repeat = match (min, max) {
-            (None, None) => "*".to_owned(),
-            (Some(min), None) => format!("{{{min},}}"),
-            (min, Some(max)) => format!("{{{},{max}}}", min.unwrap_or(0)),
-        };
-        format!("\"\\\"\" {char_rule}{repeat} \"\\\"\"")
+        let mut body = String::with_capacity(char_rule.len() + 24);
+        body.push_str("\"\\\"\" ");
+        body.push_str(&char_rule);
+        match (min, max) {
+            (None, None) => body.push('*'),
+            (Some(min), None) => {
+                body.push('{');
+                push_number(&mut body, min);
+                body.push_str(",}");
+            }
+            (min, Some(max)) => {
+                body.push('{');
+                push_number(&mut body, min.unwrap_or(0));
+                body.push(',');
+                push_number(&mut body, max);
+                body.push('}');
+            }
+        }
+        body.push_str(" \"\\\"\"");
+        body
     }
 
     fn object(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
@@ -477,11 +495,13 @@ impl Rules {
         // Each declared member as `"key" : value`, in declared order.
         let mut members = Vec::with_capacity(properties.len());
         for (at, (key, schema)) in properties.iter().enumerate() {
-            let value = self.schema(schema, &format!("{hint}-{at}"));
-            let member = format!(
-                "{} {ws} \":\" {ws} {value}",
-                literal(&serde_json::to_string(key).unwrap_or_default())
-            );
+            let mut value_hint = String::with_capacity(hint.len() + 4);
+            value_hint.push_str(hint);
+            value_hint.push('-');
+            push_number(&mut value_hint, at as u64);
+            let value = self.schema(schema, &value_hint);
+            let quoted_key = literal(&serde_json::to_string(key).unwrap_or_default());
+            let member = [quoted_key.as_str(), " ", &ws, " \":\" ", &ws, " ", &value].concat();
             members.push((member, required.contains(&key.as_str())));
         }
         // rest(i, first): members i.. with a comma before each unless it is the first written.
@@ -501,21 +521,24 @@ impl Rules {
             None => "\"\"".to_owned(),
             Some(member) => format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
         };
+        let rest_hint = [hint, "-rest"].concat();
+        let first_hint = [hint, "-first"].concat();
         for (member, required) in members.iter().rev() {
-            let after_rule = self.add(&format!("{hint}-rest"), after.clone());
-            let first_rule = self.add(&format!("{hint}-first"), first.clone());
-            let with_comma = format!("\",\" {ws} {member} {ws} {after_rule}");
-            let without = format!("{member} {ws} {after_rule}");
+            let after_rule = self.add(&rest_hint, after);
+            let with_comma = ["\",\" ", &ws, " ", member, " ", &ws, " ", &after_rule].concat();
+            let without = [member.as_str(), " ", &ws, " ", &after_rule].concat();
             if *required {
                 after = with_comma;
                 first = without;
             } else {
-                after = format!("( {with_comma} ) | {after_rule}");
-                first = format!("( {without} ) | {first_rule}");
+                // Only an optional member may be skipped to the rest's first member.
+                let first_rule = self.add(&first_hint, first);
+                after = ["( ", &with_comma, " ) | ", &after_rule].concat();
+                first = ["( ", &without, " ) | ", &first_rule].concat();
             }
         }
-        let body = self.add(&format!("{hint}-members"), first);
-        format!("\"{{\" {ws} {body} \"}}\"")
+        let body = self.add(&[hint, "-members"].concat(), first);
+        ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
     }
 
     fn array(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {

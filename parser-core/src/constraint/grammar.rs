@@ -195,7 +195,7 @@ fn push_lark_name(out: &mut String, name: &str) {
 
 /// Writes `n` in decimal (what `write!` does, without the formatting machinery, which shows in the
 /// profile of grammars with thousands of numbered rules).
-pub(crate) fn push_number(out: &mut String, n: usize) {
+pub(crate) fn push_number(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut n = n;
@@ -274,7 +274,7 @@ impl Lark {
                 self.json += 1;
                 let start = out.len();
                 out.push_str("json_");
-                push_number(out, self.json);
+                push_number(out, self.json as u64);
                 let name = out[start..].to_owned();
                 self.extra.push_str(&name);
                 self.extra.push_str(": %json ");
@@ -357,7 +357,7 @@ impl Lark {
     fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
         self.any_order += 1;
         let mut prefix = String::from("any_");
-        push_number(&mut prefix, self.any_order);
+        push_number(&mut prefix, self.any_order as u64);
         prefix.push('_');
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
@@ -375,7 +375,7 @@ impl Lark {
             items,
             |out, set| {
                 out.push_str(&prefix);
-                push_number(out, set);
+                push_number(out, set as u64);
             },
             |out, item| out.push_str(&rendered[item]),
             ": ",
