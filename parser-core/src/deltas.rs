@@ -239,16 +239,13 @@ impl Deltas {
         if text.is_empty() {
             return;
         }
+        let start = self.offset();
         self.text.push_str(text);
         let end = self.offset();
-        if let Some(last) = self.events.last_mut()
-            && last.kind.merges_with(kind)
-        {
-            last.end = end;
-            return;
+        match self.events.last_mut() {
+            Some(last) if last.kind.merges_with(kind) => last.end = end,
+            _ => self.events.push(Event { kind, start, end }),
         }
-        let start = end.saturating_sub(u32::try_from(text.len()).unwrap_or(u32::MAX));
-        self.events.push(Event { kind, start, end });
     }
 }
 

@@ -214,13 +214,19 @@ impl MarkerSet {
         self.next_candidate(text.as_bytes()).is_some()
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
         // A streamed delta is a token or a few: a table lookup per byte beats memchr's dispatch and
         // setup there.
         if hay.len() <= SHORT_HAYSTACK {
             return hay.iter().position(|&b| self.first[b as usize]);
         }
+        self.long_candidate(hay)
+    }
+
+    /// [`next_candidate`](Self::next_candidate) on a long haystack, with memchr.
+    #[inline(never)]
+    fn long_candidate(&self, hay: &[u8]) -> Option<usize> {
         match self.needle_count {
             0 => None,
             1 => memchr(self.needles[0], hay),

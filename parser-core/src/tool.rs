@@ -127,6 +127,12 @@ impl Carry {
         {
             return;
         }
+        self.feed_machine(delta, machine, out);
+    }
+
+    /// The rest of [`feed_calls`](Self::feed_calls), out of the common path.
+    #[inline(never)]
+    fn feed_machine<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
         self.feed(delta, machine, |m, text| m.step(text, false, out));
     }
 }

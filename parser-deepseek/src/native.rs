@@ -163,6 +163,7 @@ impl NativeToolParser {
 }
 
 impl ToolParser for NativeToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }

@@ -115,6 +115,7 @@ impl GlmToolParser {
 }
 
 impl ToolParser for GlmToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }

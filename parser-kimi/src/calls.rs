@@ -141,6 +141,7 @@ impl KimiToolParser {
 }
 
 impl ToolParser for KimiToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }

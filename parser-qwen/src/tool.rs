@@ -158,6 +158,7 @@ impl QwenToolParser {
 }
 
 impl ToolParser for QwenToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }

@@ -117,6 +117,7 @@ impl GenericToolParser {
 }
 
 impl ToolParser for GenericToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
