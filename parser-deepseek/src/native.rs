@@ -199,6 +199,12 @@ impl CallMachine for Machine {
         let markers = self.content_markers();
         (self.state == State::Content).then_some((&mut self.calls, markers))
     }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
+        (matches!(self.state, State::Args(_)) && self.args.take_plain(text))
+            .then_some(&mut self.calls)
+    }
 }
 impl Machine {
     fn content_markers(&self) -> &'static MarkerSet {

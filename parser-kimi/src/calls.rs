@@ -171,6 +171,11 @@ impl CallMachine for Machine {
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
     }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
+        (self.state == State::Args && self.args.take_plain(text)).then_some(&mut self.calls)
+    }
 }
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.

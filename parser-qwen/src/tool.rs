@@ -222,6 +222,11 @@ impl CallMachine for Machine {
         };
         (self.state == State::Content).then_some((&mut self.calls, markers))
     }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
+        (self.state == State::Json && self.json.take_plain(text)).then_some(&mut self.calls)
+    }
 }
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.

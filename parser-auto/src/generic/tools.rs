@@ -162,6 +162,17 @@ impl CallMachine for Machine {
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, self.syntax.content))
     }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
+        let plain = match self.state {
+            // In an array, each element's end is tracked per delta: the machine reads it.
+            State::Json => !self.in_array && self.json.take_plain(text),
+            State::ArgsObject => self.scanner.take_string_run(text),
+            _ => false,
+        };
+        plain.then_some(&mut self.calls)
+    }
 }
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.
