@@ -115,14 +115,14 @@ pub trait CallMachine {
     /// passed to [`Calls::scan_content`]). `None` in every other state.
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)>;
 
-    /// Inside a call's JSON arguments: when the machine would write all of `text` as an argument fragment
-    /// and change nothing else but a string's escape state, takes it (see [`JsonArgs::take_plain`],
-    /// [`JsonCall::take_plain`](crate::JsonCall::take_plain)) and returns the call bookkeeping;
-    /// [`Carry::feed_calls`] then writes `text` as the fragment. `None`: nothing changed, run the
-    /// machine. Default: `None`.
+    /// Inside a call's arguments: when the machine would write all of `text` as argument text and
+    /// change nothing else but a string's escape state, writes it so and returns `true` (see
+    /// [`JsonArgs::take_plain`], [`JsonCall::take_plain`](crate::JsonCall::take_plain),
+    /// [`ParamValue::take_plain`](crate::ParamValue::take_plain)). `false`: nothing changed, run the
+    /// machine. Default: `false`.
     #[inline]
-    fn plain_arguments(&mut self, _text: &str) -> Option<&mut Calls> {
-        None
+    fn plain_arguments(&mut self, _text: &str, _out: &mut dyn Sink) -> bool {
+        false
     }
 }
 
@@ -130,7 +130,7 @@ impl Carry {
     /// Feeds a delta to a tool parser's machine. The common delta in content — nothing held and no
     /// byte that can start a marker — is written as content directly, which is what the machine's
     /// content scan would do, so every family gets the fast path at once; so is the common delta
-    /// inside a JSON string argument ([`CallMachine::plain_arguments`]).
+    /// inside a string argument ([`CallMachine::plain_arguments`]).
     #[inline]
     pub fn feed_calls<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
         if self.held().is_empty() {
@@ -141,9 +141,8 @@ impl Carry {
                     }
                 }
                 None => {
-                    // The common delta of a long argument: a run of a JSON string.
-                    if let Some(calls) = machine.plain_arguments(delta) {
-                        calls.args(out, delta);
+                    // The common delta of a long argument: a run of a string value.
+                    if machine.plain_arguments(delta, out) {
                         return;
                     }
                 }

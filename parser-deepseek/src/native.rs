@@ -201,9 +201,12 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
-        (matches!(self.state, State::Args(_)) && self.args.take_plain(text))
-            .then_some(&mut self.calls)
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = matches!(self.state, State::Args(_)) && self.args.take_plain(text);
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {

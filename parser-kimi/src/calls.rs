@@ -173,8 +173,12 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
-        (self.state == State::Args && self.args.take_plain(text)).then_some(&mut self.calls)
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = self.state == State::Args && self.args.take_plain(text);
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {

@@ -224,8 +224,18 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
-        (self.state == State::Json && self.json.take_plain(text)).then_some(&mut self.calls)
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        match self.state {
+            State::Json if self.json.take_plain(text) => {
+                self.calls.args(out, text);
+                true
+            }
+            State::Value => {
+                self.value
+                    .take_plain(text, &VALUE, &mut self.args, &mut self.calls, out)
+            }
+            _ => false,
+        }
     }
 }
 impl Machine {

@@ -164,14 +164,17 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str) -> Option<&mut Calls> {
-        let plain = match self.state {
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = match self.state {
             // In an array, each element's end is tracked per delta: the machine reads it.
             State::Json => !self.in_array && self.json.take_plain(text),
             State::ArgsObject => self.scanner.take_string_run(text),
             _ => false,
         };
-        plain.then_some(&mut self.calls)
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {
