@@ -348,6 +348,40 @@ pub static GLM: Format = Format {
     long_argument: glm_long_argument,
 };
 
+/// Magistral: `[THINK]…[/THINK]` written by the model, then `[TOOL_CALLS]NAME[ARGS]{…}` calls (a family
+/// as data: the generic engine).
+pub static MISTRAL: Format = Format {
+    key: "mistral",
+    name: "Magistral",
+    model: "mistralai/Magistral-Small-2509",
+    output_tail: Some(MISTRAL_TAIL),
+    long_argument_model: "mistralai/Magistral-Small-2509",
+    long_argument_tail: Some(MISTRAL_TAIL),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: MISTRAL_THINK_END,
+    template: None,
+    output: mistral_output,
+    long_argument: mistral_long_argument,
+};
+
+/// Llama 3.x: content, then `<|python_tag|>` and `{"name": …, "parameters": {…}}` calls separated by `;`
+/// (a family as data: the generic engine).
+pub static LLAMA3: Format = Format {
+    key: "llama3",
+    name: "Llama 3.x",
+    model: "meta-llama/Llama-3.3-70B-Instruct",
+    output_tail: Some(LLAMA3_TAIL),
+    long_argument_model: "meta-llama/Llama-3.3-70B-Instruct",
+    long_argument_tail: Some(LLAMA3_TAIL),
+    reasoning: false,
+    json_arguments: true,
+    prose_end: LLAMA3_PYTHON_TAG,
+    template: None,
+    output: llama3_output,
+    long_argument: llama3_long_argument,
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -358,6 +392,8 @@ pub static FORMATS: &[&Format] = &[
     &KIMI_K2,
     &GPT_OSS,
     &GLM,
+    &MISTRAL,
+    &LLAMA3,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
@@ -401,6 +437,17 @@ const KIMI_SECTION_END: &str = "<|tool_calls_section_end|>";
 const KIMI_CALL_BEGIN: &str = "<|tool_call_begin|>";
 const KIMI_ARGUMENT_BEGIN: &str = "<|tool_call_argument_begin|>";
 const KIMI_CALL_END: &str = "<|tool_call_end|>";
+
+// Mistral (Magistral).
+const MISTRAL_TAIL: &str = "[INST]Weather?[/INST]";
+const MISTRAL_THINK: &str = "[THINK]";
+const MISTRAL_THINK_END: &str = "[/THINK]";
+const MISTRAL_TOOL_CALLS: &str = "[TOOL_CALLS]";
+const MISTRAL_ARGS: &str = "[ARGS]";
+
+// Llama 3.x.
+const LLAMA3_TAIL: &str = "<|start_header_id|>assistant<|end_header_id|>\n\n";
+const LLAMA3_PYTHON_TAG: &str = "<|python_tag|>";
 
 // GPT-OSS harmony.
 const HARMONY_TAIL: &str = "<|start|>assistant";
@@ -1000,6 +1047,73 @@ pub fn glm_long_argument(arg_bytes: usize) -> LongArgument {
     }
 }
 
+/// A Magistral output: `[THINK]`, reasoning, `[/THINK]`, content, three v11 calls.
+///
+/// ```text
+/// [THINK]…reasoning…[/THINK]Here is what I found…[TOOL_CALLS]get_weather[ARGS]{"city": "北京", "unit": "celsius"}…
+/// ```
+pub fn mistral_output(total_bytes: usize) -> String {
+    let calls: String = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "{MISTRAL_TOOL_CALLS}{}{MISTRAL_ARGS}{}",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some((MISTRAL_THINK, MISTRAL_THINK_END)),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Magistral `write_file` call with a long JSON argument: `[TOOL_CALLS]write_file[ARGS]{…}`.
+pub fn mistral_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("{MISTRAL_TOOL_CALLS}write_file{MISTRAL_ARGS}{arguments}")
+    })
+}
+
+/// A Llama 3.x output: content, then `<|python_tag|>` and three JSON calls separated by `; `.
+///
+/// ```text
+/// …content…<|python_tag|>{"name": "get_weather", "parameters": {"city": "北京", "unit": "celsius"}}; {"name": "search", …}
+/// ```
+pub fn llama3_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "{{\"name\": \"{}\", \"parameters\": {}}}",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    let calls = format!("{LLAMA3_PYTHON_TAG}{}", calls.join("; "));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Llama 3.x `write_file` call with a long JSON argument, as the whole answer.
+pub fn llama3_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("{{\"name\": \"write_file\", \"parameters\": {arguments}}}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1065,6 +1179,13 @@ mod tests {
                 ("<arg_value>", 6),
                 ("</arg_value>", 6),
             ],
+            "mistral" => &[
+                (MISTRAL_THINK, 1),
+                (MISTRAL_THINK_END, 1),
+                (MISTRAL_TOOL_CALLS, 3),
+                (MISTRAL_ARGS, 3),
+            ],
+            "llama3" => &[(LLAMA3_PYTHON_TAG, 1), ("\"parameters\": ", 3), ("; {", 2)],
             // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
             // a family with generators of its own adds an arm above.
             _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),

@@ -91,6 +91,11 @@ pub enum Family {
     Gptoss,
     /// GLM-4.5 / 4.6 and GLM-4.7 / 5 (`<tool_call>NAME<arg_key>…` calls typed by the tool schema).
     Glm,
+    /// Mistral v0.3 / Nemo arrays, v11+ `[TOOL_CALLS]NAME[ARGS]` calls (ids byte-exact), Magistral's
+    /// `[THINK]` (a family as data: the generic engine).
+    Mistral,
+    /// Llama 3.x JSON calls (bare or after `<|python_tag|>`), Llama 4 pythonic calls (a family as data).
+    Llama,
     /// The generic parser the differential analyzer builds from a chat template
     /// (`parser_auto::prepare` on templates of `templates/`).
     Generic,
@@ -98,12 +103,14 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 8] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
         Family::Gptoss,
         Family::Glm,
+        Family::Mistral,
+        Family::Llama,
         Family::Generic,
     ];
 
@@ -115,6 +122,8 @@ impl Family {
             Family::Kimi => "kimi",
             Family::Gptoss => "gptoss",
             Family::Glm => "glm",
+            Family::Mistral => "mistral",
+            Family::Llama => "llama",
             Family::Generic => "generic",
         }
     }
@@ -127,6 +136,8 @@ impl Family {
             "kimi" => Family::Kimi,
             "gptoss" | "gpt-oss" | "gpt_oss" | "harmony" => Family::Gptoss,
             "glm" => Family::Glm,
+            "mistral" => Family::Mistral,
+            "llama" => Family::Llama,
             "generic" | "template" => Family::Generic,
             _ => return None,
         })

@@ -760,10 +760,11 @@ fn analyze_shows_the_generation_prompt_and_plain_values() {
     assert!(report.contains("tools:      JSON_NATIVE"), "{report}");
     let json = json_line(&stdout(&run(&["--analyze", &mistral, "--json"])));
     assert_eq!(json["generation_prompt"], "[/INST]");
+    // The analysis is shown even where the template routes to its family.
     assert_eq!(
         json["route"],
-        json!({"kind": "analyzer", "parser": null,
-               "description": "generic parser from the template's analysis"})
+        json!({"kind": "template_signature", "parser": "mistral-v0.3",
+               "description": "family parser `mistral-v0.3` (by template signature)"})
     );
 
     // A thinking switch: its default in words, no Rust values anywhere.

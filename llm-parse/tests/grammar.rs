@@ -216,7 +216,8 @@ fn the_generic_route_has_a_grammar_where_the_analysis_describes_the_format() {
     ]);
     let lark = stdout(&output);
     assert!(lark.contains("\"<tool_call>\""), "{lark}");
-    // Llama 3.1's bare JSON calls at the start of the answer: no trigger, so `auto` is not lazy.
+    // Llama 3.1's template routes to its family (`llama3`), whose grammar is its bare JSON calls at the
+    // start of the answer: no trigger, so `auto` is not lazy.
     let llama = all(&[
         "--template",
         "templates/meta-llama-Llama-3.1-8B-Instruct.jinja",

@@ -45,6 +45,9 @@
 //!   message as a `chat.completion` message, and chunks as server-sent events. The examples
 //!   (`one_shot`, `sse_stream`, `model_dir`) show it in a server's loop.
 //! - `glm` (default): GLM-4.5, 4.5-Air, 4.6, 4.7, 4.7-Flash and GLM-5, from `parser-glm`.
+//! - `mistral` (default): Mistral v0.3 / Nemo, v11+ (Small-3.2, Devstral), Magistral and Ministral-3, from
+//!   `parser-mistral`.
+//! - `llama` (default): Llama 3.1 / 3.2 / 3.3 JSON calls and Llama 4 pythonic calls, from `parser-llama`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -88,6 +91,16 @@ pub use parser_gptoss as gptoss;
 #[cfg(feature = "glm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "glm")))]
 pub use parser_glm as glm;
+
+/// The Mistral family (feature `mistral`).
+#[cfg(feature = "mistral")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mistral")))]
+pub use parser_mistral as mistral;
+
+/// The Llama family (feature `llama`).
+#[cfg(feature = "llama")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llama")))]
+pub use parser_llama as llama;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -211,6 +224,23 @@ fn signature_entry(source: &str) -> Option<&'static str> {
         } else {
             "deepseek-v3.1"
         });
+    }
+    if source.contains("[TOOL_CALLS]") {
+        // Mistral: Magistral / Ministral-3 think in `[THINK]`; the v11+ templates write `NAME[ARGS]{…}`,
+        // the v0.3 / Nemo ones a JSON array (every Mistral parser reads both; the grammar differs).
+        return Some(if source.contains("[THINK]") {
+            "magistral"
+        } else if source.contains("[ARGS]") {
+            "mistral"
+        } else {
+            "mistral-v0.3"
+        });
+    }
+    if source.contains("<|start_header_id|>")
+        && source.contains("\"parameters\": dictionary of argument name and its value")
+    {
+        // Llama 3.1 / 3.2 / 3.3: Meta's JSON tool-call instructions.
+        return Some("llama3");
     }
     qwen_signature(source)
 }
@@ -631,5 +661,9 @@ pub fn enabled_families() -> &'static [&'static str] {
         "gptoss",
         #[cfg(feature = "glm")]
         "glm",
+        #[cfg(feature = "mistral")]
+        "mistral",
+        #[cfg(feature = "llama")]
+        "llama",
     ]
 }

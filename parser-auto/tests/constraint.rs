@@ -609,6 +609,14 @@ fn the_constraint_follows_the_route() {
         "{error}"
     );
 
+    // Llama 3.x's template routes to its family, whose grammar is the family's.
+    let llama = template("meta-llama-Llama-3.1-8B-Instruct.jinja");
+    let family = parser_auto::prepare(None, Some(&llama)).unwrap();
+    assert_eq!(family.route, Route::TemplateSignature("llama3"));
+    let expected = parser_auto::llama::constraint::llama3(&options, &request).unwrap();
+    let got = parser_auto::constraint(&family, &options, &request);
+    assert_eq!(got.unwrap().unwrap(), expected);
+
     let gemma = template("google-gemma-2-2b-it.jinja");
     let no_calls = parser_auto::prepare(None, Some(&gemma)).unwrap();
     assert!(parser_auto::constraint(&no_calls, &options, &request).is_none());

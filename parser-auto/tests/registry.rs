@@ -82,6 +82,15 @@ fn names_and_aliases_are_unique() {
 #[case("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder")]
 #[case("Qwen/Qwen3.5-397B-A17B", "qwen3.5")]
 #[case("Qwen/Qwen3.6-35B-A3B", "qwen3.5")]
+#[case("mistralai/Mistral-7B-Instruct-v0.3", "mistral-v0.3")]
+#[case("mistralai/Mistral-Nemo-Instruct-2407", "mistral-v0.3")]
+#[case("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral")]
+#[case("unsloth/Devstral-Small-2507-GGUF", "mistral")]
+#[case("mistralai/Magistral-Small-2509", "magistral")]
+#[case("mistralai/Ministral-3-14B-Reasoning-2512", "magistral")]
+#[case("meta-llama/Llama-3.1-8B-Instruct", "llama3")]
+#[case("meta-llama/Llama-3.3-70B-Instruct", "llama3")]
+#[case("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -94,7 +103,7 @@ fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parse
 }
 
 #[rstest]
-#[case("meta-llama/Llama-3.1-8B-Instruct")]
+#[case("meta-llama/Llama-2-7b-chat-hf")]
 #[case("gpt2")]
 #[case("")]
 #[case("deepseek-ai/Janus-Pro-7B")]
@@ -120,6 +129,16 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("glm45", "glm-4.5")]
 #[case("glm4_moe", "glm-4.5")]
 #[case("glm47", "glm-4.7")]
+#[case("mistral", "mistral")]
+#[case("mistral_nemo", "mistral-v0.3")]
+#[case("ministral_3", "magistral")]
+#[case("ministral", "magistral")]
+#[case("llama3_json", "llama3")]
+#[case("llama4_json", "llama3")]
+#[case("llama", "llama3")]
+#[case("llama_3_x", "llama3")]
+#[case("llama4_pythonic", "llama4")]
+#[case("pythonic", "llama4")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }

@@ -9,6 +9,7 @@
 //!   `deepseek-v4` (DSML; their templates were not copied, see `templates/MANIFEST.md`);
 //! - `qwen3-instruct-2507` and `qwen3.5` (no template copied);
 //! - `kimi-k2.5` and `kimi-vl` (no template copied);
+//! - `llama4` (no Llama 4 template copied);
 //! - cases whose model is no family's (`llama_cpp/hermes.jsonl`'s NousResearch models), as the family
 //!   tests skip them.
 
@@ -68,6 +69,26 @@ const FILES: &[(&str, &[&str])] = &[
         ],
     ),
     ("glm", &["llama_cpp/glm.jsonl", "authored/glm.jsonl"]),
+    (
+        "mistral",
+        &[
+            "llama_cpp/mistral.jsonl",
+            "vllm/mistral.jsonl",
+            "vllm/mistral_reasoning.jsonl",
+            "ollama/ministral.jsonl",
+            "authored/mistral.jsonl",
+        ],
+    ),
+    (
+        "llama",
+        &[
+            "llama_cpp/llama3.jsonl",
+            "sglang/generic.jsonl",
+            "sglang/llama.jsonl",
+            "vllm/llama3_json.jsonl",
+            "authored/llama.jsonl",
+        ],
+    ),
 ];
 
 /// Each parser's own templates in `templates/`.
@@ -93,6 +114,29 @@ const TEMPLATES: &[(&str, &[&str])] = &[
     ("gpt-oss", &["openai-gpt-oss-120b.jinja"]),
     ("glm-4.5", &["GLM-4.6.jinja"]),
     ("glm-4.7", &["GLM-4.7-Flash.jinja"]),
+    (
+        "mistral",
+        &[
+            "Mistral-Small-3.2-24B-Instruct-2506.jinja",
+            "unsloth-mistral-Devstral-Small-2507.jinja",
+        ],
+    ),
+    (
+        "mistral-v0.3",
+        &["mistralai-Mistral-Nemo-Instruct-2407.jinja"],
+    ),
+    (
+        "magistral",
+        &["mistralai-Ministral-3-14B-Reasoning-2512.jinja"],
+    ),
+    (
+        "llama3",
+        &[
+            "meta-llama-Llama-3.1-8B-Instruct.jinja",
+            "meta-llama-Llama-3.2-3B-Instruct.jinja",
+            "meta-llama-Llama-3.3-70B-Instruct.jinja",
+        ],
+    ),
 ];
 
 /// Parsers with no template in `templates/` (see the module docs).
@@ -104,6 +148,7 @@ const NO_TEMPLATE: &[&str] = &[
     "qwen3.5",
     "kimi-k2.5",
     "kimi-vl",
+    "llama4",
 ];
 
 #[test]

@@ -38,6 +38,16 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("llama-cpp-deepseek-r1.jinja", "deepseek-r1"),
     ("moonshotai-Kimi-K2.jinja", "kimi-k2"),
     ("openai-gpt-oss-120b.jinja", "gpt-oss"),
+    ("Mistral-Small-3.2-24B-Instruct-2506.jinja", "mistral"),
+    ("unsloth-mistral-Devstral-Small-2507.jinja", "mistral"),
+    ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "mistral-v0.3"),
+    (
+        "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+        "magistral",
+    ),
+    ("meta-llama-Llama-3.1-8B-Instruct.jinja", "llama3"),
+    ("meta-llama-Llama-3.2-3B-Instruct.jinja", "llama3"),
+    ("meta-llama-Llama-3.3-70B-Instruct.jinja", "llama3"),
 ];
 
 /// Templates whose analysis finds no tool, reasoning or content marker.

@@ -183,6 +183,20 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
             len: c.pos + len,
         });
     }
+    if syntax.format == ToolFormat::TagWithJson && syntax.array {
+        // JSON call objects behind the same opener (Mistral v0.3's `[TOOL_CALLS] [{…}]`): a name never
+        // starts with `[` or `{`.
+        let array = c.opt("[")?;
+        if array {
+            c.ws()?;
+        }
+        match c.rest().as_bytes().first() {
+            Some(b'{') => return Ok(Head::Json { at: c.pos, array }),
+            None if !eof => return Err(Stop::More),
+            _ if array => return Err(Stop::Not),
+            _ => {}
+        }
+    }
     let mut id = None;
     if syntax.call_id == CallIdPosition::PreFuncName && c.opt(syntax.call_id_prefix)? {
         id = c.id(syntax.call_id_suffix, &[syntax.func_name_prefix])?;

@@ -132,7 +132,10 @@ pub struct JsonFields {
     pub id_field: String,
     /// A generated integer call-id field (`tool_call_id`); empty when none.
     pub gen_id_field: String,
-    /// Calls are written in a JSON array (`[{…}, {…}]`).
+    /// Calls are written in a JSON array (`[{…}, {…}]`). On a `TAG_WITH_JSON` format: an array (or
+    /// one object) of such call objects may also follow the per-call start marker, beside the tagged
+    /// calls (Mistral's `[TOOL_CALLS]` opens both the v0.3 `[{"name": …, "arguments": …, "id": …}]`
+    /// and the v11 `NAME[ARGS]{…}`); these field names read it.
     pub array_wrapped: bool,
     /// Python-style dicts with single quotes.
     pub python_dicts: bool,
@@ -209,6 +212,12 @@ pub struct Analysis {
     pub turn_start: Vec<String>,
     /// End-of-turn markers the template writes after an assistant message (`<|im_end|>`, `<|eot_id|>`).
     pub end_of_turn: Vec<String>,
+    /// `JSON_NATIVE` / `PYTHONIC` with a section or per-call start marker: a call may also open at the
+    /// very start of the answer without it (Llama 3.1 writes its JSON call with or without
+    /// `<|python_tag|>`, Llama 4 its Python list with or without `<|python_start|>`). A format with
+    /// neither marker always reads calls there (and only there).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub calls_at_start: bool,
     /// Every non-empty marker, trimmed: tokens a tokenizer must keep and a grammar may trigger on.
     pub preserved_tokens: Vec<String>,
     /// Post-analysis patches that were applied, by name.

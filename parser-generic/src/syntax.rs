@@ -26,10 +26,12 @@ pub(super) struct Syntax {
     pub arg_value_prefix: &'static str,
     /// JSON_NATIVE field names.
     pub json: JsonCallFields,
-    /// JSON_NATIVE without any section or per-call marker: a call is a JSON object at the very start of the
-    /// answer (Llama 3.x), never JSON later in prose.
+    /// JSON_NATIVE or PYTHONIC without any section or per-call marker, or with
+    /// [`Analysis::calls_at_start`](crate::spec::Analysis::calls_at_start): a call may open at the
+    /// very start of the answer without a marker (Llama 3.x), never in prose later.
     pub bare: bool,
-    /// Calls may be written in a JSON array (`[{…}, {…}]`).
+    /// Calls may be written in a JSON array (`[{…}, {…}]`); on TAG_WITH_JSON, JSON call objects may
+    /// also follow the per-call start marker.
     pub array: bool,
     /// Content scan: call openers (group 0) and dropped tokens (group [`DROP`]).
     pub content: &'static MarkerSet,
@@ -216,14 +218,15 @@ impl Syntax {
             true,
         );
 
-        let json = if format == ToolFormat::JsonNative {
+        let json = if format == ToolFormat::JsonNative
+            || (format == ToolFormat::TagWithJson && analysis.json.array_wrapped)
+        {
             json_fields(analysis)
         } else {
             JsonCallFields::STANDARD
         };
         let bare = matches!(format, ToolFormat::JsonNative | ToolFormat::Pythonic)
-            && section_start.is_empty()
-            && per_call_start.is_empty();
+            && (analysis.calls_at_start || (section_start.is_empty() && per_call_start.is_empty()));
 
         let mut tokens = vec![
             section_start,

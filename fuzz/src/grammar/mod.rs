@@ -16,6 +16,8 @@ pub mod generic;
 pub mod glm;
 pub mod gptoss;
 pub mod kimi;
+pub mod llama;
+pub mod mistral;
 pub mod qwen;
 
 /// How big the generated output is.
@@ -46,6 +48,8 @@ pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
         Family::Kimi => kimi::generate(rng, scale),
         Family::Gptoss => gptoss::generate(rng, scale),
         Family::Glm => glm::generate(rng, scale),
+        Family::Mistral => mistral::generate(rng, scale),
+        Family::Llama => llama::generate(rng, scale),
         Family::Generic => generic::generate(rng, scale),
     }
 }
@@ -58,6 +62,8 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Kimi => kimi::call_block(rng),
         Family::Gptoss => gptoss::call_block(rng),
         Family::Glm => glm::call_block(rng),
+        Family::Mistral => mistral::call_block(rng),
+        Family::Llama => llama::call_block(rng),
         Family::Generic => generic::call_block(rng),
     }
 }
@@ -70,6 +76,8 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Kimi => kimi::variant(rng, setup),
         Family::Gptoss => gptoss::variant(rng, setup),
         Family::Glm => glm::variant(rng, setup),
+        Family::Mistral => mistral::variant(rng, setup),
+        Family::Llama => llama::variant(rng, setup),
         Family::Generic => generic::variant(rng, setup),
     };
     // Options every family takes.
