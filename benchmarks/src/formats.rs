@@ -348,6 +348,105 @@ pub static GLM: Format = Format {
     long_argument: glm_long_argument,
 };
 
+/// Cohere (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static COHERE: Format = Format {
+    key: "cohere",
+    name: "Cohere (starter)",
+    model: "example-org/Cohere-Chat",
+    long_argument_model: "example-org/Cohere-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Lfm2 (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static LFM2: Format = Format {
+    key: "lfm2",
+    name: "Lfm2 (starter)",
+    model: "example-org/Lfm2-Chat",
+    long_argument_model: "example-org/Lfm2-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Stepfun (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static STEPFUN: Format = Format {
+    key: "stepfun",
+    name: "Stepfun (starter)",
+    model: "example-org/Stepfun-Chat",
+    long_argument_model: "example-org/Stepfun-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Gigachat (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static GIGACHAT: Format = Format {
+    key: "gigachat",
+    name: "Gigachat (starter)",
+    model: "example-org/Gigachat-Chat",
+    long_argument_model: "example-org/Gigachat-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Apriel (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static APRIEL: Format = Format {
+    key: "apriel",
+    name: "Apriel (starter)",
+    model: "example-org/Apriel-Chat",
+    long_argument_model: "example-org/Apriel-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Functionary (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static FUNCTIONARY: Format = Format {
+    key: "functionary",
+    name: "Functionary (starter)",
+    model: "example-org/Functionary-Chat",
+    long_argument_model: "example-org/Functionary-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Apertus (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static APERTUS: Format = Format {
+    key: "apertus",
+    name: "Apertus (starter)",
+    model: "example-org/Apertus-Chat",
+    long_argument_model: "example-org/Apertus-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Fireworks (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static FIREWORKS: Format = Format {
+    key: "fireworks",
+    name: "Fireworks (starter)",
+    model: "example-org/Fireworks-Chat",
+    long_argument_model: "example-org/Fireworks-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Gemma (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static GEMMA: Format = Format {
+    key: "gemma",
+    name: "Gemma (starter)",
+    model: "example-org/Gemma-Chat",
+    long_argument_model: "example-org/Gemma-Chat",
+    ..QWEN3_HERMES
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -358,6 +457,15 @@ pub static FORMATS: &[&Format] = &[
     &KIMI_K2,
     &GPT_OSS,
     &GLM,
+    &COHERE,
+    &LFM2,
+    &STEPFUN,
+    &GIGACHAT,
+    &APRIEL,
+    &FUNCTIONARY,
+    &APERTUS,
+    &FIREWORKS,
+    &GEMMA,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,

@@ -45,6 +45,15 @@
 //!   message as a `chat.completion` message, and chunks as server-sent events. The examples
 //!   (`one_shot`, `sse_stream`, `model_dir`) show it in a server's loop.
 //! - `glm` (default): GLM-4.5, 4.5-Air, 4.6, 4.7, 4.7-Flash and GLM-5, from `parser-glm`.
+//! - `cohere` (default): Cohere (TODO(new-family): the models), from `parser-cohere`.
+//! - `lfm2` (default): Lfm2 (TODO(new-family): the models), from `parser-lfm2`.
+//! - `stepfun` (default): Stepfun (TODO(new-family): the models), from `parser-stepfun`.
+//! - `gigachat` (default): Gigachat (TODO(new-family): the models), from `parser-gigachat`.
+//! - `apriel` (default): Apriel (TODO(new-family): the models), from `parser-apriel`.
+//! - `functionary` (default): Functionary (TODO(new-family): the models), from `parser-functionary`.
+//! - `apertus` (default): Apertus (TODO(new-family): the models), from `parser-apertus`.
+//! - `fireworks` (default): Fireworks (TODO(new-family): the models), from `parser-fireworks`.
+//! - `gemma` (default): Gemma (TODO(new-family): the models), from `parser-gemma`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -88,6 +97,42 @@ pub use parser_gptoss as gptoss;
 #[cfg(feature = "glm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "glm")))]
 pub use parser_glm as glm;
+
+/// The Cohere family (feature `cohere`).
+#[cfg(feature = "cohere")]
+pub use parser_cohere as cohere;
+
+/// The Lfm2 family (feature `lfm2`).
+#[cfg(feature = "lfm2")]
+pub use parser_lfm2 as lfm2;
+
+/// The Stepfun family (feature `stepfun`).
+#[cfg(feature = "stepfun")]
+pub use parser_stepfun as stepfun;
+
+/// The Gigachat family (feature `gigachat`).
+#[cfg(feature = "gigachat")]
+pub use parser_gigachat as gigachat;
+
+/// The Apriel family (feature `apriel`).
+#[cfg(feature = "apriel")]
+pub use parser_apriel as apriel;
+
+/// The Functionary family (feature `functionary`).
+#[cfg(feature = "functionary")]
+pub use parser_functionary as functionary;
+
+/// The Apertus family (feature `apertus`).
+#[cfg(feature = "apertus")]
+pub use parser_apertus as apertus;
+
+/// The Fireworks family (feature `fireworks`).
+#[cfg(feature = "fireworks")]
+pub use parser_fireworks as fireworks;
+
+/// The Gemma family (feature `gemma`).
+#[cfg(feature = "gemma")]
+pub use parser_gemma as gemma;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -179,6 +224,9 @@ pub struct Resolved {
 
 /// Family signatures: special tokens only one family writes, checked in the template source.
 fn signature_entry(source: &str) -> Option<&'static str> {
+    if let Some(name) = data_family_signature(source) {
+        return Some(name);
+    }
     if source.contains("<|channel|>") && source.contains("<|message|>") {
         return Some("gpt-oss");
     }
@@ -213,6 +261,40 @@ fn signature_entry(source: &str) -> Option<&'static str> {
         });
     }
     qwen_signature(source)
+}
+
+/// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
+/// Apertus, firefunction, Gemma), each by markers no other family's template writes. Only the families
+/// compiled in are named (the caller falls back to the analyzer otherwise).
+fn data_family_signature(source: &str) -> Option<&'static str> {
+    let has = |marker: &str| source.contains(marker);
+    let llama3 = has("<|start_header_id|>");
+    let name = if has("<|START_ACTION|>") {
+        "command-a"
+    } else if has("<|CHATBOT_TOKEN|>") && has("Action:") {
+        "command-r-plus"
+    } else if has("<|tool_call_start|>") || has("<|tool_list_start|>") {
+        "lfm2"
+    } else if has("<|im_start|>tool_response") && has("<function=") {
+        "step-3.5"
+    } else if has("<|role_sep|>") && has("function call") {
+        "gigachat3"
+    } else if has("[BEGIN FINAL RESPONSE]") && has("<tool_calls>") {
+        "apriel"
+    } else if llama3 && has("<function=") && !has("<tool_call>") {
+        "functionary-v3.1"
+    } else if llama3 && has(">>>") {
+        "functionary-v3.2"
+    } else if has("<|tools_prefix|>") {
+        "apertus"
+    } else if has("functools[") {
+        "firefunction-v2"
+    } else if has("<start_of_turn>") && !has("function_call") && !has("tool_call") {
+        "gemma"
+    } else {
+        return None;
+    };
+    parser_core::find_by_name(name).ok().map(|entry| entry.name)
 }
 
 /// Qwen's ChatML templates: `<|im_start|>` turns and `<tool_call>` blocks, with Qwen's own tool
@@ -631,5 +713,23 @@ pub fn enabled_families() -> &'static [&'static str] {
         "gptoss",
         #[cfg(feature = "glm")]
         "glm",
+        #[cfg(feature = "cohere")]
+        "cohere",
+        #[cfg(feature = "lfm2")]
+        "lfm2",
+        #[cfg(feature = "stepfun")]
+        "stepfun",
+        #[cfg(feature = "gigachat")]
+        "gigachat",
+        #[cfg(feature = "apriel")]
+        "apriel",
+        #[cfg(feature = "functionary")]
+        "functionary",
+        #[cfg(feature = "apertus")]
+        "apertus",
+        #[cfg(feature = "fireworks")]
+        "fireworks",
+        #[cfg(feature = "gemma")]
+        "gemma",
     ]
 }

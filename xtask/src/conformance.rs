@@ -31,7 +31,7 @@ use crate::flags;
 
 /// The corpus sources, each a directory under `corpus/`: cases transcribed from the peers, and cases
 /// written here (`authored/`, one file per family, started by `cargo xtask new-family`).
-const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "authored"];
+const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "ollama", "authored"];
 
 /// The results of one corpus file.
 #[derive(Debug, Default)]
