@@ -6,6 +6,11 @@
 //! for `required` or a named function; `stop_after_first` when parallel calls are off. Reasoning is a
 //! `tag` around `any_text` before the rest.
 //!
+//! A section of calls in a JSON array ([`CallFormat::array`](super::CallFormat::array)) is a `tag` whose
+//! `begin` and `end` hold the brackets (`[TOOL_CALLS][`, `]`), triggered by the section's opener. Bare
+//! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
+//! a `regex` of text that cannot open one.
+//!
 //! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
 //! one `tag` per declared property, in declared order (an optional property in an `optional`): the
 //! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
@@ -40,6 +45,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         quoted(name),
                         quoted(&tool.name),
                         quoted(key)
+                    ),
+                    "content": arguments,
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                }),
+                CallName::NameAsKey => json!({
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: ",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(&tool.name)
                     ),
                     "content": arguments,
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
@@ -129,8 +145,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
         })
         .collect();
     let free = || json!({"type": "any_text"});
+    // A bare format's text cannot open a call: the parser would read one.
+    let opening = format
+        .call_opening()
+        .map(|c| super::grammar::regex_escape(&c.to_string()));
+    let bare_text = json!({"type": "regex", "pattern": format!(
+        r"\s*([^\s{}][\s\S]*)?",
+        opening.unwrap_or_default()
+    )});
     let answer = match shape.json {
         Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+        None if format.is_bare() => bare_text.clone(),
         None => free(),
     };
     let rest = if tags.is_empty() {
@@ -145,6 +170,17 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
             }),
+            // Bare calls (no marker to trigger on): the calls, or text that cannot open one.
+            None if format.is_bare() => json!({"type": "or", "elements": [
+                {
+                    "type": "tags_with_separator",
+                    "tags": tags,
+                    "separator": calls.separator,
+                    "at_least_one": true,
+                    "stop_after_first": stop_after_first,
+                },
+                bare_text,
+            ]}),
             None => json!({
                 "type": "triggered_tags",
                 "triggers": [calls.call_begin],
@@ -152,7 +188,14 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                 "at_least_one": false,
                 "stop_after_first": stop_after_first,
             }),
-            Some((begin, end)) => {
+            Some((opener, closer)) => {
+                // The section's opener triggers it; an array's brackets stand right inside its markers.
+                let trigger = opener.to_string();
+                let (begin, end) = if calls.array {
+                    (format!("{opener}["), format!("]{closer}"))
+                } else {
+                    (opener.to_string(), closer.to_string())
+                };
                 let section = json!({
                     "type": "tag",
                     "begin": begin,
@@ -179,7 +222,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     ]}),
                     (false, false) => json!({
                         "type": "triggered_tags",
-                        "triggers": [begin],
+                        "triggers": [trigger],
                         "tags": [section],
                         "at_least_one": false,
                         "stop_after_first": true,
@@ -189,7 +232,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         all.extend(tags.iter().cloned());
                         json!({
                             "type": "triggered_tags",
-                            "triggers": [begin, calls.call_begin],
+                            "triggers": [trigger, calls.call_begin.to_string()],
                             "tags": all,
                             "at_least_one": false,
                             "stop_after_first": stop_after_first,
