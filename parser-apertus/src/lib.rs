@@ -17,11 +17,6 @@
 //! # Stage
 //! The template never opens reasoning: a `<|inner_prefix|>` at the very start of the output does.
 //!
-//! # Grammar
-//! The generic grammar builder does not describe JSON calls in an array yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `apertus` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
-//!
 //! ```
 //! use parser_core::ParseOptions;
 //!
@@ -36,7 +31,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, JsonFields, Markers, ReasoningMode, ToolFormat};
 
@@ -81,6 +77,14 @@ pub fn apertus(options: &ParseOptions) -> Parser {
     APERTUS.parser(options)
 }
 
+/// The grammar of one request for `apertus`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    APERTUS.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 1] {
     [&APERTUS]
@@ -98,4 +102,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: apertus,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "apertus", build: constraint }
 }

@@ -26,11 +26,6 @@
 //! reasoning ends at the first `[BEGIN FINAL RESPONSE]`. An output that never writes it is reasoning
 //! (with `reasoning_format: none`, content, as llama.cpp reports it).
 //!
-//! # Grammar
-//! The generic grammar builder does not describe JSON calls in an array yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `apriel` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
-//!
 //! ```
 //! use parser_core::ParseOptions;
 //!
@@ -45,7 +40,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, JsonFields, Markers, ReasoningMode, ToolFormat};
 
@@ -89,6 +85,14 @@ pub fn apriel(options: &ParseOptions) -> Parser {
     APRIEL.parser(options)
 }
 
+/// The grammar of one request for `apriel`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    APRIEL.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 1] {
     [&APRIEL]
@@ -106,4 +110,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: apriel,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "apriel", build: constraint }
 }

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Both formats fit the generic engine (`JSON_NATIVE` calls in an array inside section markers), so this
-//! crate is data: one [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`].
+//! crate is data: one [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`], which also builds the grammar of a request from the same spec.
 //!
 //! - The action array's `tool_call_id` comes back as the call's id, as written (`"0"`, `"1"`, …).
 //!   Each element is read on its own: a malformed element is an invalid call (or content when it
@@ -41,11 +41,6 @@
 //! # Calls while reasoning is open
 //! An action block while reasoning is still open is held: if it ends the output it is a call, otherwise
 //! reasoning text.
-//!
-//! # Grammar
-//! The generic grammar builder does not describe JSON calls in an array yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `command-a` and `command-r-plus` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -69,7 +64,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, ContentMode, JsonFields, Markers, ReasoningMode, ToolFormat};
 
@@ -174,6 +170,22 @@ pub fn command_r_plus(options: &ParseOptions) -> Parser {
     COMMAND_R_PLUS.parser(options)
 }
 
+/// The grammar of one request for `command-a`, from the same spec.
+pub fn command_a_constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    COMMAND_A.constraint(options, request)
+}
+
+/// The grammar of one request for `command-r-plus`, from the same spec.
+pub fn command_r_plus_constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    COMMAND_R_PLUS.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 2] {
     [&COMMAND_A, &COMMAND_R_PLUS]
@@ -205,4 +217,12 @@ parser_core::inventory::submit! {
         special_tokens: COMMAND_R_PLUS_TOKENS,
         build: command_r_plus,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "command-a", build: command_a_constraint }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "command-r-plus", build: command_r_plus_constraint }
 }

@@ -12,12 +12,7 @@
 //! ```
 //!
 //! The format fits the generic engine (`JSON_NATIVE` calls in an array after a section marker), so this
-//! crate is data: a [`parser_generic::spec::Analysis`] run by [`parser_generic`]. `<|eot_id|>` and `<|eom_id|>` are dropped.
-//!
-//! # Grammar
-//! The generic grammar builder does not describe JSON calls in an array yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `firefunction-v2` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//! crate is data: a [`parser_generic::spec::Analysis`] run by [`parser_generic`], which also builds the grammar of a request from the same spec. `<|eot_id|>` and `<|eom_id|>` are dropped.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -30,7 +25,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, JsonFields, Markers, ToolFormat};
 
@@ -62,6 +58,14 @@ pub fn firefunction_v2(options: &ParseOptions) -> Parser {
     FIREFUNCTION_V2.parser(options)
 }
 
+/// The grammar of one request for `firefunction-v2`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    FIREFUNCTION_V2.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 1] {
     [&FIREFUNCTION_V2]
@@ -79,4 +83,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: firefunction_v2,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "firefunction-v2", build: constraint }
 }

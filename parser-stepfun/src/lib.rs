@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Both fit the generic engine (`TAG_WITH_TAGGED` calls), so this crate is data: one
-//! [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`]. Values are typed by the request's tool schema (a string parameter stays a string, `3`
+//! [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`], which also builds the grammar of a request from the same spec. Values are typed by the request's tool schema (a string parameter stays a string, `3`
 //! is an integer only where the schema says so); one framing newline is removed at each end of a value.
 //! Step-3's format comes from the peers' parsers (vLLM and SGLang `step3`); its chat template is not in
 //! `templates/`.
@@ -25,11 +25,6 @@
 //! Both templates open `<think>` in the generation prompt and have no thinking switch: the output starts
 //! in reasoning unless the prompt's tail (after the last assistant turn start) closed it. A call block
 //! while reasoning is open is held: a call if it ends the output, reasoning text otherwise.
-//!
-//! # Grammar
-//! The generic grammar builder does not describe tagged arguments yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `step-3.5` and `step-3` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -51,7 +46,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
 
@@ -150,6 +146,22 @@ pub fn step3(options: &ParseOptions) -> Parser {
     STEP3.parser(options)
 }
 
+/// The grammar of one request for `step-3.5`, from the same spec.
+pub fn step35_constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    STEP35.constraint(options, request)
+}
+
+/// The grammar of one request for `step-3`, from the same spec.
+pub fn step3_constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    STEP3.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 2] {
     [&STEP35, &STEP3]
@@ -181,4 +193,12 @@ parser_core::inventory::submit! {
         special_tokens: STEP3_TOKENS,
         build: step3,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "step-3.5", build: step35_constraint }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "step-3", build: step3_constraint }
 }
