@@ -75,6 +75,7 @@ mod structural;
 mod tests;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -769,7 +770,7 @@ impl FormatDescription {
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
-                Node::Json(schema.clone()),
+                Node::Json(Arc::new(schema.clone())),
                 Node::Ws,
             ])),
             None if shape.tools.is_empty() => Some(free_text),
@@ -844,7 +845,7 @@ impl FormatDescription {
     fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
-        let args = Node::Json(tool.parameters().clone());
+        let args = Node::Json(tool.shared_parameters().clone());
         if let CallName::Parameters {
             prefix,
             suffix,
@@ -1035,8 +1036,8 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 }
 
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
-/// `args_AT_SET` (the parameters still to write once the set `SET` of them is written; `args_AT_0`
-/// starts), or with more than [`ANY_ORDER_LIMIT`] properties a single `args_AT_0` in declared order.
+/// `args_AT_0`, the parameters in any order ([`Node::AnyOrder`]), or with more than
+/// [`ANY_ORDER_LIMIT`] properties in declared order.
 fn parameter_rules(
     at: usize,
     tool: &ToolSchema,
@@ -1068,7 +1069,7 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(schema.into_owned()),
+                Node::Json(Arc::new(schema.into_owned())),
                 Node::Ws,
                 close.clone(),
             ]),
@@ -1102,7 +1103,7 @@ fn parameter_rules(
         rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
     }
     let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
-    if properties.len() > ANY_ORDER_LIMIT {
+    let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
             .enumerate()
@@ -1114,28 +1115,17 @@ fn parameter_rules(
                 }
             })
             .collect();
-        rules.push((format!("args_{at}_0"), Node::Seq(items)));
-        return rules;
-    }
-    let required: usize = properties
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, _, required))| *required)
-        .map(|(index, _)| 1 << index)
-        .sum();
-    for written in 0usize..(1 << properties.len()) {
-        let mut ways = Vec::new();
-        if written & required == required {
-            ways.push(Node::Seq(Vec::new()));
-        }
-        for index in (0..properties.len()).filter(|index| written & (1 << index) == 0) {
-            ways.push(Node::Seq(vec![
-                param(index),
-                Node::Ref(format!("args_{at}_{}", written | (1 << index))),
-            ]));
-        }
-        rules.push((format!("args_{at}_{written}"), Node::Alt(ways)));
-    }
+        Node::Seq(items)
+    } else {
+        Node::AnyOrder(
+            properties
+                .iter()
+                .enumerate()
+                .map(|(index, (_, _, required))| (param(index), *required))
+                .collect(),
+        )
+    };
+    rules.push((format!("args_{at}_0"), args));
     rules
 }
 
@@ -1150,7 +1140,7 @@ impl Grammar {
     ///         "start".into(),
     ///         Node::Seq(vec![
     ///             Node::Lit("<call>".into()),
-    ///             Node::Json(serde_json::json!({"type": "object"})),
+    ///             Node::Json(std::sync::Arc::new(serde_json::json!({"type": "object"}))),
     ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
     ///         ]),
     ///     )],
