@@ -348,6 +348,119 @@ pub static GLM: Format = Format {
     long_argument: glm_long_argument,
 };
 
+/// Command-R7B / Command-A (`command-a`): `<|START_THINKING|>` reasoning written by the model, then an
+/// action array of `{"tool_call_id", "tool_name", "parameters"}`.
+pub static COHERE: Format = Format {
+    key: "command-a",
+    name: "Command-R7B / A",
+    model: "CohereForAI/c4ai-command-r7b-12-2024",
+    output_tail: Some(COHERE_TAIL),
+    long_argument_model: "CohereForAI/c4ai-command-r7b-12-2024",
+    long_argument_tail: Some(COHERE_TAIL),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: "<|END_THINKING|>",
+    template: None,
+    output: cohere_output,
+    long_argument: cohere_long_argument,
+};
+
+/// Step-3.5-Flash (`step-3.5`): `<think>` opened by the prompt, Qwen3-Coder XML calls.
+pub static STEPFUN: Format = Format {
+    key: "step-3.5",
+    name: "Step-3.5-Flash",
+    model: "stepfun-ai/Step-3.5-Flash",
+    output_tail: Some(STEP35_REASONING_TAIL),
+    long_argument_model: "stepfun-ai/Step-3.5-Flash",
+    long_argument_tail: Some(STEP35_CONTENT_TAIL),
+    reasoning: true,
+    json_arguments: false,
+    prose_end: THINK_END,
+    template: None,
+    output: step35_output,
+    long_argument: qwen3_coder_long_argument,
+};
+
+/// GigaChat3.1 (`gigachat3`): no reasoning, `<|function_call|>{"name", "arguments"}` calls.
+pub static GIGACHAT: Format = Format {
+    key: "gigachat3",
+    name: "GigaChat3.1",
+    model: "ai-sage/GigaChat3.1-10B-A1.8B",
+    output_tail: None,
+    long_argument_model: "ai-sage/GigaChat3.1-10B-A1.8B",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: true,
+    prose_end: "<|function_call|>",
+    template: None,
+    output: gigachat_output,
+    long_argument: gigachat_long_argument,
+};
+
+/// Apriel-1.6 Thinker (`apriel`): reasoning up to `[BEGIN FINAL RESPONSE]`, `<tool_calls>[…]</tool_calls>`.
+pub static APRIEL: Format = Format {
+    key: "apriel",
+    name: "Apriel-1.6 Thinker",
+    model: "ServiceNow-AI/Apriel-1.6-15b-Thinker",
+    output_tail: Some(APRIEL_TAIL),
+    long_argument_model: "ServiceNow-AI/Apriel-1.6-15b-Thinker",
+    long_argument_tail: Some(APRIEL_ANSWER_TAIL),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: "[BEGIN FINAL RESPONSE]",
+    template: None,
+    output: apriel_output,
+    long_argument: apriel_long_argument,
+};
+
+/// functionary v3.1 (`functionary-v3.1`): no reasoning, `<function=NAME>{…}</function>` calls.
+pub static FUNCTIONARY: Format = Format {
+    key: "functionary-v3.1",
+    name: "functionary v3.1",
+    model: "meetkai/functionary-medium-v3.1",
+    output_tail: None,
+    long_argument_model: "meetkai/functionary-medium-v3.1",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: true,
+    prose_end: "<function=",
+    template: None,
+    output: functionary_output,
+    long_argument: functionary_long_argument,
+};
+
+/// Apertus (`apertus`): `<|inner_prefix|>` reasoning, `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`.
+pub static APERTUS: Format = Format {
+    key: "apertus",
+    name: "Apertus",
+    model: "swiss-ai/Apertus-8B-Instruct-2509",
+    output_tail: None,
+    long_argument_model: "swiss-ai/Apertus-8B-Instruct-2509",
+    long_argument_tail: None,
+    reasoning: true,
+    json_arguments: true,
+    prose_end: "<|inner_suffix|>",
+    template: None,
+    output: apertus_output,
+    long_argument: apertus_long_argument,
+};
+
+/// firefunction-v2 (`firefunction-v2`): no reasoning, ` functools[{"name", "arguments"}, …]`.
+pub static FIREWORKS: Format = Format {
+    key: "firefunction-v2",
+    name: "firefunction-v2",
+    model: "fireworks-ai/llama-3-firefunction-v2",
+    output_tail: None,
+    long_argument_model: "fireworks-ai/llama-3-firefunction-v2",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: true,
+    prose_end: " functools",
+    template: None,
+    output: firefunction_output,
+    long_argument: firefunction_long_argument,
+};
+
 /// Magistral: `[THINK]…[/THINK]` written by the model, then `[TOOL_CALLS]NAME[ARGS]{…}` calls (a family
 /// as data: the generic engine).
 pub static MISTRAL: Format = Format {
@@ -394,6 +507,13 @@ pub static FORMATS: &[&Format] = &[
     &GLM,
     &MISTRAL,
     &LLAMA3,
+    &COHERE,
+    &STEPFUN,
+    &GIGACHAT,
+    &APRIEL,
+    &FUNCTIONARY,
+    &APERTUS,
+    &FIREWORKS,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
@@ -1047,6 +1167,228 @@ pub fn glm_long_argument(arg_bytes: usize) -> LongArgument {
     }
 }
 
+/// The end of a Cohere prompt (the model opens `<|START_THINKING|>` itself).
+const COHERE_TAIL: &str = "<|START_OF_TURN_TOKEN|><|USER_TOKEN|>Hi<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>";
+/// Step-3.5's prompt opens `<think>`.
+const STEP35_REASONING_TAIL: &str =
+    "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n";
+/// A Step-3.5 prompt whose think block is closed (the long-argument call is the answer).
+const STEP35_CONTENT_TAIL: &str =
+    "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n</think>\n";
+/// Apriel-1.6's prompt starts the reasoning.
+const APRIEL_TAIL: &str = "<|begin_user|>\nHi\n<|begin_assistant|>\nHere are my reasoning steps:\n";
+/// An Apriel prompt whose reasoning already ended (the long-argument call is the answer).
+const APRIEL_ANSWER_TAIL: &str = "<|begin_user|>\nHi\n<|begin_assistant|>\nHere are my reasoning steps:\nWrite it.\n[BEGIN FINAL RESPONSE]\n";
+
+/// One element of a Cohere action array.
+fn cohere_element(index: usize, name: &str, arguments: &str) -> String {
+    format!(
+        "{{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": {arguments}}}"
+    )
+}
+
+/// A Command-R7B output: `<|START_THINKING|>…<|END_THINKING|>`, content in `<|START_RESPONSE|>`, an
+/// action array of three calls.
+///
+/// ```
+/// let output = benchmarks::FORMATS.iter().find(|f| f.key == "command-a").unwrap().output(100_000);
+/// assert!((100_000..101_000).contains(&output.len()));
+/// assert!(output.ends_with("]<|END_ACTION|>"));
+/// ```
+pub fn cohere_output(total_bytes: usize) -> String {
+    let elements: Vec<String> = CALLS
+        .iter()
+        .enumerate()
+        .map(|(i, call)| cohere_element(i, call.name, &json_arguments(call)))
+        .collect();
+    let calls = format!(
+        "<|START_ACTION|>[\n    {}\n]<|END_ACTION|>",
+        elements.join(",\n    ")
+    );
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|><|START_RESPONSE|>")),
+            content_end: "<|END_RESPONSE|>",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Cohere `write_file` action with a long JSON string argument.
+pub fn cohere_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "<|START_ACTION|>[{}]<|END_ACTION|>",
+            cohere_element(0, "write_file", arguments)
+        )
+    })
+}
+
+/// A Step-3.5 output: reasoning (the prompt opened `<think>`), content, three XML calls.
+pub fn step35_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            let params: Vec<(&str, &str)> = call
+                .params
+                .iter()
+                .map(|&(key, value)| match value {
+                    Value::Str(v) | Value::Num(v) => (key, v),
+                })
+                .collect();
+            xml_call(call.name, &params)
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", "\n</think>\n")),
+            content_end: "\n",
+            calls: &calls.join("\n"),
+        },
+    )
+}
+
+/// A GigaChat3.1 output: content, then three `<|function_call|>{json}` calls.
+pub fn gigachat_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "<|function_call|>{{\"name\": \"{}\", \"arguments\": {}}}",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls.join(""),
+        },
+    )
+}
+
+/// One GigaChat3.1 `write_file` call with a long JSON string argument.
+pub fn gigachat_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("<|function_call|>{{\"name\": \"write_file\", \"arguments\": {arguments}}}")
+    })
+}
+
+/// A JSON array of `{"name", "arguments"}` calls.
+fn name_arguments_array(calls: &[CallSpec]) -> String {
+    let elements: Vec<String> = calls
+        .iter()
+        .map(|call| {
+            format!(
+                "{{\"name\": \"{}\", \"arguments\": {}}}",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    format!("[{}]", elements.join(", "))
+}
+
+/// An Apriel output: reasoning, `[BEGIN FINAL RESPONSE]`, content, a `<tool_calls>` array.
+pub fn apriel_output(total_bytes: usize) -> String {
+    let calls = format!("<tool_calls>{}</tool_calls>", name_arguments_array(CALLS));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", "\n[BEGIN FINAL RESPONSE]\n")),
+            content_end: "\n",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Apriel `write_file` call with a long JSON string argument (the prompt ended the reasoning).
+pub fn apriel_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]</tool_calls>"
+        )
+    })
+}
+
+/// A functionary v3.1 output: content, three `<function=NAME>{json}</function>` calls.
+pub fn functionary_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "<function={}>{}</function>",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls.join(""),
+        },
+    )
+}
+
+/// One functionary v3.1 `write_file` call with a long JSON string argument.
+pub fn functionary_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("<function=write_file>{arguments}</function>")
+    })
+}
+
+/// An Apertus output: `<|inner_prefix|>` reasoning, content, a `<|tools_prefix|>` array keyed by name.
+pub fn apertus_output(total_bytes: usize) -> String {
+    let elements: Vec<String> = CALLS
+        .iter()
+        .map(|call| format!("{{\"{}\": {}}}", call.name, json_arguments(call)))
+        .collect();
+    let calls = format!("<|tools_prefix|>[{}]<|tools_suffix|>", elements.join(", "));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Apertus `write_file` call with a long JSON string argument.
+pub fn apertus_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("<|tools_prefix|>[{{\"write_file\": {arguments}}}]<|tools_suffix|>")
+    })
+}
+
+/// A firefunction-v2 output: content, ` functools[…]` with three calls.
+pub fn firefunction_output(total_bytes: usize) -> String {
+    let calls = format!(" functools{}", name_arguments_array(CALLS));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One firefunction-v2 `write_file` call with a long JSON string argument.
+pub fn firefunction_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(" functools[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]")
+    })
+}
+
 /// A Magistral output: `[THINK]`, reasoning, `[/THINK]`, content, three v11 calls.
 ///
 /// ```text
@@ -1186,6 +1528,31 @@ mod tests {
                 (MISTRAL_ARGS, 3),
             ],
             "llama3" => &[(LLAMA3_PYTHON_TAG, 1), ("\"parameters\": ", 3), ("; {", 2)],
+            "command-a" => &[
+                ("<|START_THINKING|>", 1),
+                ("<|END_THINKING|>", 1),
+                ("<|START_ACTION|>", 1),
+                ("\"tool_call_id\"", 3),
+            ],
+            "step-3.5" => &[
+                ("<think>", 0),
+                (THINK_END, 1),
+                (TOOL_CALL_OPEN, 3),
+                ("<parameter=", 6),
+            ],
+            "gigachat3" => &[("<|function_call|>", 3)],
+            "apriel" => &[
+                ("[BEGIN FINAL RESPONSE]", 1),
+                ("<tool_calls>", 1),
+                ("\"name\"", 3),
+            ],
+            "functionary-v3.1" => &[("<function=", 3), ("</function>", 3)],
+            "apertus" => &[
+                ("<|inner_prefix|>", 1),
+                ("<|inner_suffix|>", 1),
+                ("<|tools_prefix|>", 1),
+            ],
+            "firefunction-v2" => &[(" functools[", 1), ("\"name\"", 3)],
             // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
             // a family with generators of its own adds an arm above.
             _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),

@@ -48,6 +48,15 @@
 //! - `mistral` (default): Mistral v0.3 / Nemo, v11+ (Small-3.2, Devstral), Magistral and Ministral-3, from
 //!   `parser-mistral`.
 //! - `llama` (default): Llama 3.1 / 3.2 / 3.3 JSON calls and Llama 4 pythonic calls, from `parser-llama`.
+//! - `cohere` (default): Command-R7B / Command-A and Command-R+, from `parser-cohere` (a family as data).
+//! - `lfm2` (default): LiquidAI LFM2 / LFM2.5, from `parser-lfm2` (a family as data).
+//! - `stepfun` (default): Step-3 and Step-3.5, from `parser-stepfun` (a family as data).
+//! - `gigachat` (default): GigaChat3 / 3.1, from `parser-gigachat` (a family as data).
+//! - `apriel` (default): ServiceNow Apriel-1.5 / 1.6 Thinker, from `parser-apriel` (a family as data).
+//! - `functionary` (default): MeetKai functionary v3.1 / v3.2, from `parser-functionary` (a family as data).
+//! - `apertus` (default): Swiss AI Apertus, from `parser-apertus` (a family as data).
+//! - `fireworks` (default): firefunction-v2, from `parser-fireworks` (a family as data).
+//! - `gemma` (default): Gemma 2 / 3 (`tool_code` calls), from `parser-gemma` (a family as data).
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -97,10 +106,54 @@ pub use parser_glm as glm;
 #[cfg_attr(docsrs, doc(cfg(feature = "mistral")))]
 pub use parser_mistral as mistral;
 
+/// The Cohere family (feature `cohere`).
+#[cfg(feature = "cohere")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cohere")))]
+pub use parser_cohere as cohere;
 /// The Llama family (feature `llama`).
 #[cfg(feature = "llama")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llama")))]
 pub use parser_llama as llama;
+
+/// The Lfm2 family (feature `lfm2`).
+#[cfg(feature = "lfm2")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lfm2")))]
+pub use parser_lfm2 as lfm2;
+
+/// The Stepfun family (feature `stepfun`).
+#[cfg(feature = "stepfun")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stepfun")))]
+pub use parser_stepfun as stepfun;
+
+/// The Gigachat family (feature `gigachat`).
+#[cfg(feature = "gigachat")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gigachat")))]
+pub use parser_gigachat as gigachat;
+
+/// The Apriel family (feature `apriel`).
+#[cfg(feature = "apriel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "apriel")))]
+pub use parser_apriel as apriel;
+
+/// The Functionary family (feature `functionary`).
+#[cfg(feature = "functionary")]
+#[cfg_attr(docsrs, doc(cfg(feature = "functionary")))]
+pub use parser_functionary as functionary;
+
+/// The Apertus family (feature `apertus`).
+#[cfg(feature = "apertus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "apertus")))]
+pub use parser_apertus as apertus;
+
+/// The Fireworks family (feature `fireworks`).
+#[cfg(feature = "fireworks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fireworks")))]
+pub use parser_fireworks as fireworks;
+
+/// The Gemma family (feature `gemma`).
+#[cfg(feature = "gemma")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemma")))]
+pub use parser_gemma as gemma;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -192,6 +245,9 @@ pub struct Resolved {
 
 /// Family signatures: special tokens only one family writes, checked in the template source.
 fn signature_entry(source: &str) -> Option<&'static str> {
+    if let Some(name) = data_family_signature(source) {
+        return Some(name);
+    }
     if source.contains("<|channel|>") && source.contains("<|message|>") {
         return Some("gpt-oss");
     }
@@ -243,6 +299,40 @@ fn signature_entry(source: &str) -> Option<&'static str> {
         return Some("llama3");
     }
     qwen_signature(source)
+}
+
+/// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
+/// Apertus, firefunction, Gemma), each by markers no other family's template writes. Only the families
+/// compiled in are named (the caller falls back to the analyzer otherwise).
+fn data_family_signature(source: &str) -> Option<&'static str> {
+    let has = |marker: &str| source.contains(marker);
+    let llama3 = has("<|start_header_id|>");
+    let name = if has("<|START_ACTION|>") {
+        "command-a"
+    } else if has("<|CHATBOT_TOKEN|>") && has("Action:") {
+        "command-r-plus"
+    } else if has("<|tool_call_start|>") || has("<|tool_list_start|>") {
+        "lfm2"
+    } else if has("<|im_start|>tool_response") && has("<function=") {
+        "step-3.5"
+    } else if has("<|role_sep|>") && has("function call") {
+        "gigachat3"
+    } else if has("[BEGIN FINAL RESPONSE]") && has("<tool_calls>") {
+        "apriel"
+    } else if llama3 && has("<function=") && !has("<tool_call>") {
+        "functionary-v3.1"
+    } else if llama3 && has(">>>") {
+        "functionary-v3.2"
+    } else if has("<|tools_prefix|>") {
+        "apertus"
+    } else if has("functools[") {
+        "firefunction-v2"
+    } else if has("<start_of_turn>") && !has("function_call") && !has("tool_call") {
+        "gemma"
+    } else {
+        return None;
+    };
+    parser_core::find_by_name(name).ok().map(|entry| entry.name)
 }
 
 /// Qwen's ChatML templates: `<|im_start|>` turns and `<tool_call>` blocks, with Qwen's own tool
@@ -665,5 +755,23 @@ pub fn enabled_families() -> &'static [&'static str] {
         "mistral",
         #[cfg(feature = "llama")]
         "llama",
+        #[cfg(feature = "cohere")]
+        "cohere",
+        #[cfg(feature = "lfm2")]
+        "lfm2",
+        #[cfg(feature = "stepfun")]
+        "stepfun",
+        #[cfg(feature = "gigachat")]
+        "gigachat",
+        #[cfg(feature = "apriel")]
+        "apriel",
+        #[cfg(feature = "functionary")]
+        "functionary",
+        #[cfg(feature = "apertus")]
+        "apertus",
+        #[cfg(feature = "fireworks")]
+        "fireworks",
+        #[cfg(feature = "gemma")]
+        "gemma",
     ]
 }

@@ -163,7 +163,10 @@ fn command_r_with_tools_gets_tool_use_and_rag_only_by_name() {
             .text
             .ends_with("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>")
     );
-    assert_eq!(prepared.for_request(&prompt.options).route, Route::Analyzer);
+    assert_eq!(
+        prepared.for_request(&prompt.options).route,
+        Route::TemplateSignature("command-r-plus")
+    );
     let message = prepared.parser(&prompt.options).parse(COMMAND_R_CALL);
     assert_eq!(calls(&message), [("get_weather", r#"{"city": "Paris"}"#)]);
 

@@ -91,6 +91,24 @@ fn names_and_aliases_are_unique() {
 #[case("meta-llama/Llama-3.1-8B-Instruct", "llama3")]
 #[case("meta-llama/Llama-3.3-70B-Instruct", "llama3")]
 #[case("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4")]
+// Issue 15: the families written as data.
+#[case("XiaomiMiMo/MiMo-VL-7B-RL", "qwen2.5")]
+#[case("CohereForAI/c4ai-command-r7b-12-2024", "command-a")]
+#[case("CohereLabs/c4ai-command-a-03-2025", "command-a")]
+#[case("CohereForAI/c4ai-command-r-plus-08-2024", "command-r-plus")]
+#[case("LiquidAI/LFM2-8B-A1B", "lfm2")]
+#[case("LiquidAI/LFM2.5-1.2B-Thinking", "lfm2")]
+#[case("stepfun-ai/Step-3.5-Flash", "step-3.5")]
+#[case("stepfun-ai/step3", "step-3")]
+#[case("ai-sage/GigaChat3-10B-A1.8B", "gigachat3")]
+#[case("ai-sage/GigaChat3.1-10B-A1.8B", "gigachat3")]
+#[case("ServiceNow-AI/Apriel-1.6-15b-Thinker", "apriel")]
+#[case("meetkai/functionary-medium-v3.1", "functionary-v3.1")]
+#[case("meetkai/functionary-small-v3.2", "functionary-v3.2")]
+#[case("swiss-ai/Apertus-8B-Instruct-2509", "apertus")]
+#[case("fireworks-ai/llama-3-firefunction-v2", "firefunction-v2")]
+#[case("google/gemma-2-2b-it", "gemma")]
+#[case("google/gemma-3-27b-it", "gemma")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -139,6 +157,16 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("llama_3_x", "llama3")]
 #[case("llama4_pythonic", "llama4")]
 #[case("pythonic", "llama4")]
+#[case("cohere_command3", "command-a")]
+#[case("cohere_command4", "command-a")]
+#[case("command_r7b", "command-a")]
+#[case("lfm2", "lfm2")]
+#[case("lfm2-thinking", "lfm2")]
+#[case("step3p5", "step-3.5")]
+#[case("step3", "step-3")]
+#[case("gigachat3", "gigachat3")]
+#[case("gigachat_v3", "gigachat3")]
+#[case("apertus", "apertus")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }

@@ -48,13 +48,34 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("meta-llama-Llama-3.1-8B-Instruct.jinja", "llama3"),
     ("meta-llama-Llama-3.2-3B-Instruct.jinja", "llama3"),
     ("meta-llama-Llama-3.3-70B-Instruct.jinja", "llama3"),
+    // Issue 15: the families written as data.
+    ("Apertus-8B-Instruct.jinja", "apertus"),
+    ("Apriel-1.6-15b-Thinker-fixed.jinja", "apriel"),
+    ("unsloth-Apriel-1.5.jinja", "apriel"),
+    (
+        "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
+        "command-r-plus",
+    ),
+    (
+        "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
+        "command-a",
+    ),
+    ("GigaChat3-10B-A1.8B.jinja", "gigachat3"),
+    ("GigaChat3.1-10B-A1.8B.jinja", "gigachat3"),
+    ("LFM2-8B-A1B.jinja", "lfm2"),
+    ("StepFun3.5-Flash.jinja", "step-3.5"),
+    ("stepfun-ai-Step-3.5-Flash.jinja", "step-3.5"),
+    (
+        "fireworks-ai-llama-3-firefunction-v2.jinja",
+        "firefunction-v2",
+    ),
+    ("google-gemma-2-2b-it.jinja", "gemma"),
+    ("meetkai-functionary-medium-v3.1.jinja", "functionary-v3.1"),
+    ("meetkai-functionary-medium-v3.2.jinja", "functionary-v3.2"),
 ];
 
 /// Templates whose analysis finds no tool, reasoning or content marker.
-const PLAIN: &[&str] = &[
-    "google-gemma-2-2b-it.jinja",
-    "microsoft-Phi-3.5-mini-instruct.jinja",
-];
+const PLAIN: &[&str] = &["microsoft-Phi-3.5-mini-instruct.jinja"];
 
 #[test]
 fn every_template_takes_its_route() {

@@ -243,7 +243,8 @@ parser_core::inventory::submit! {
         name: "qwen2.5",
         family: "qwen",
         aliases: &["qwen25", "qwen2"],
-        models: &["qwen2", "qwen2.5"],
+        // MiMo-VL's chat template is Qwen2.5's (another default system prompt).
+        models: &["qwen2", "qwen2.5", "mimo-vl"],
         summary: "Qwen2 / Qwen2.5: no reasoning, Hermes-style <tool_call>{json}</tool_call> calls",
         sample: "I'll check the weather in Paris for you.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}\n</tool_call>",
         sample_prompt_tail: "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n",

@@ -839,6 +839,9 @@ fn every_sample_split_at_every_position() {
 #[case("Qwen/Qwen3.5-27B", "qwen3.5")]
 #[case("Qwen/Qwen3.6-35B-A3B", "qwen3.5")]
 #[case("Qwen/Qwen-7B-Chat", "qwen3")]
+// MiMo-VL's template is Qwen2.5's.
+#[case("XiaomiMiMo/MiMo-VL-7B-RL", "qwen2.5")]
+#[case("XiaomiMiMo/MiMo-VL-7B-SFT-2508", "qwen2.5")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1")]
 #[case("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {

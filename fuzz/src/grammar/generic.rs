@@ -1,6 +1,6 @@
-//! Outputs for the generic parser the differential analyzer builds from a chat template (model name
-//! withheld): the llama.cpp corpus cases of `corpus/` that name a template of `templates/` routed to the
-//! analyzer, recombined (a slice of another case of the same template spliced in at one of the format's
+//! Outputs for the generic engine (model name withheld): the llama.cpp corpus cases of `corpus/` that
+//! name a template of `templates/` routed to the analyzer or, by signature, to a family written as data
+//! (its hand-written spec run by the same engine), recombined (a slice of another case of the same template spliced in at one of the format's
 //! markers). The corpus tests check these outputs against their expectations; here they are seeds for the
 //! mutators, so they carry no oracle. Beside them, Command-R7B action arrays with a malformed element
 //! (`MALFORMED_ACTIONS`).
@@ -14,6 +14,30 @@ use parser_core::testing::{Case, Rng};
 use super::{Generated, Scale};
 use crate::check::Expected;
 use crate::setup::{Setup, prepared};
+
+/// The families written as data: their parsers are the generic engine run on a hand-written spec.
+const DATA_FAMILIES: &[&str] = &[
+    "cohere",
+    "lfm2",
+    "stepfun",
+    "gigachat",
+    "apriel",
+    "functionary",
+    "apertus",
+    "fireworks",
+    "gemma",
+];
+
+/// Whether a template's route runs the generic engine: the analyzer's spec, or a family written as
+/// data reached by the template's signature.
+fn generic_engine_route(route: &Route) -> bool {
+    match route {
+        Route::Analyzer => true,
+        Route::TemplateSignature(name) => parser_auto::entry_by_name(name)
+            .is_ok_and(|entry| DATA_FAMILIES.contains(&entry.family)),
+        _ => false,
+    }
+}
 
 /// A corpus case as a seed: its setup and output.
 struct Seed {
@@ -49,7 +73,7 @@ fn seeds() -> &'static [Vec<Seed>] {
                 if !crate::setup::templates_dir().join(&template).is_file() {
                     continue;
                 }
-                if !matches!(prepared(&template).route, Route::Analyzer) {
+                if !generic_engine_route(&prepared(&template).route) {
                     continue;
                 }
                 let seed = Seed {

@@ -1,0 +1,116 @@
+//! Behaviour tables: DESIGN.md §4's conventions on the family's formats. Every row runs one-shot and
+//! under every chunking (whole, 1/2/3/5/8 characters, eight random splits, the parser's markers whole),
+//! and all of them must agree before the row is checked. Then the registry: names, models, and the
+//! entries' special tokens against their specs.
+
+use parser_core::testing::{
+    Chunking, RowCall, check_chunkings, check_finish_is_final, check_row, check_sample_splits,
+    prompt_options, run_row,
+};
+use parser_core::{ParseOptions, ParsedMessage, find_by_name, find_for_model};
+use proptest::prelude::*;
+use rstest::rstest;
+
+#[allow(unused_imports)]
+use parser_core::testing::check_generated_ids;
+
+fn run(parser: &str, options: ParseOptions, output: &str) -> ParsedMessage {
+    let entry = find_by_name(parser).unwrap();
+    run_row(parser, options, output, entry.special_tokens)
+}
+
+#[allow(dead_code)]
+fn calls(message: &ParsedMessage) -> Vec<(&str, &str, bool)> {
+    message
+        .tool_calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.arguments.as_str(), c.valid))
+        .collect()
+}
+
+#[rstest]
+#[case::one_call("<function=get_weather>{\"city\": \"Paris\"}</function>", None, vec![RowCall::Valid("get_weather", r#"{"city": "Paris"}"#)])]
+#[case::content_and_two_calls("Checking.<function=a>{}</function><function=b>{\"x\": 1}</function><|eom_id|>", Some("Checking."), vec![RowCall::Valid("a", "{}"), RowCall::Valid("b", r#"{"x": 1}"#)])]
+#[case::broken_arguments_are_invalid("<function=a>{\"x\": </function>", None, vec![RowCall::Invalid("a")])]
+#[case::cut_off_name_is_content("<function=get_wea", Some("<function=get_wea"), vec![])]
+fn v31(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
+    let message = run("functionary-v3.1", prompt_options(None, None), output);
+    check_row(&message, None, content, &calls);
+}
+
+#[rstest]
+#[case::content(">>>all\nHello!", Some("Hello!"), vec![])]
+#[case::content_then_call(">>>all\nLet me check.>>>get_weather\n{\"city\": \"Paris\"}", Some("Let me check."), vec![RowCall::Valid("get_weather", r#"{"city": "Paris"}"#)])]
+#[case::name_starting_with_all(">>>allowed\n{}", None, vec![RowCall::Valid("allowed", "{}")])]
+#[case::repl_prompt_is_content("Try:\n>>> print(1)", Some("Try:\n>>> print(1)"), vec![])]
+fn v32(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec<RowCall>) {
+    let message = run("functionary-v3.2", ParseOptions::new(), output);
+    check_row(&message, None, content, &calls);
+}
+
+#[test]
+fn every_sample_split_at_every_position() {
+    assert_eq!(
+        check_sample_splits("functionary"),
+        parser_functionary::data_parsers().len()
+    );
+}
+
+#[test]
+fn pushes_after_finish_do_nothing() {
+    for data in parser_functionary::data_parsers() {
+        let entry = find_by_name(data.name()).unwrap();
+        check_finish_is_final(entry.parser(&ParseOptions::new()), "Hello <");
+    }
+}
+
+/// Each entry lists every marker of its spec as a special token (the chunking tests push them whole).
+#[test]
+fn special_tokens_list_the_spec_markers() {
+    for data in parser_functionary::data_parsers() {
+        let entry = find_by_name(data.name()).unwrap();
+        for token in data.tokens() {
+            assert!(
+                entry.special_tokens.contains(token),
+                "{}: {token:?} is not in its special tokens {:?}",
+                entry.name,
+                entry.special_tokens
+            );
+        }
+    }
+}
+
+#[rstest]
+#[case("meetkai/functionary-medium-v3.1", "functionary-v3.1")]
+#[case("meetkai/functionary-small-v3.1", "functionary-v3.1")]
+#[case("meetkai/functionary-medium-v3.2", "functionary-v3.2")]
+#[case("meetkai/functionary-small-v3.2", "functionary-v3.2")]
+fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
+    assert_eq!(find_for_model(model).unwrap().name, parser, "{model}");
+}
+
+// The peers' names for these formats (vLLM, SGLang, llama.cpp, Ollama).
+#[rstest]
+#[case("functionary", "functionary-v3.2")]
+#[case("functionary_v3_1", "functionary-v3.1")]
+fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
+    assert_eq!(find_by_name(name).unwrap().name, parser);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    // Any mix of the format's markers and text: no panic, and every chunking gives the one-shot message.
+    #[test]
+    fn marker_soup_streams_like_one_shot(picks in proptest::collection::vec(0..64usize, 0..40), seed in any::<u64>(), which in 0..8usize) {
+        let parsers = parser_functionary::data_parsers();
+        let data = parsers[which % parsers.len()];
+        let entry = find_by_name(data.name()).unwrap();
+        let mut soup: Vec<&str> = entry.special_tokens.to_vec();
+        soup.extend(["<", "{", "}", "[", "]", "(", ")", "\"", "\"name\": ", "\"get_weather\"", "f(", "a=1", ",", ":", " ", "\n", "é", "text", "{\"city\": \"Paris\"}"]);
+        let text: String = picks.iter().map(|&i| soup[i % soup.len()]).collect();
+        let options = ParseOptions::new().with_call_id_seed(1);
+        let streamed = check_chunkings(&|| entry.parser(&options), &text, &Chunking::property(seed, entry.special_tokens));
+        prop_assert!(streamed.is_ok(), "{}", streamed.unwrap_err());
+    }
+}

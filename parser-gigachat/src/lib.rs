@@ -1,0 +1,94 @@
+//! Sber GigaChat 3 / 3.1's tool-call format, for llm-parse.
+//!
+//! | parser | models | reasoning | calls |
+//! |---|---|---|---|
+//! | `gigachat3` | GigaChat3 (10B-A1.8B, 702B-A36B), GigaChat3.1 | none | one `{"name": …, "arguments": {…}}` object after a `function call` role header (GigaChat3) or after `<|function_call|>` (GigaChat3.1) |
+//!
+//! The wire formats, as the model writes them after the generation prompt `assistant<|role_sep|>\n`:
+//!
+//! ```text
+//! GigaChat3:    Let me check.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}
+//! GigaChat3.1:  Let me check.<|function_call|>{"name": "get_weather", "arguments": {"city": "Paris"}}
+//! ```
+//!
+//! The format fits the generic engine (`JSON_NATIVE` calls after a section marker), so this crate is
+//! data: a [`parser_generic::spec::Analysis`] run by [`parser_generic`].
+//! One parser reads both headers (vLLM's and SGLang's `gigachat3` do too): the 3.1 header is the
+//! per-call opener, the 3.0 role header the section opener. `<|message_sep|>` followed by anything
+//! else ends the turn and is dropped, as is `</s>`.
+//!
+//! # Grammar
+//! The generic grammar builder does not describe a call opener without a closer yet
+//! ([`parser_generic::constraint::NotDescribed`]), so `gigachat3` register no `ConstraintEntry`;
+//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//!
+//! ```
+//! use parser_core::ParseOptions;
+//!
+//! let message = parser_gigachat::gigachat3(&ParseOptions::new()).parse(
+//!     "Let me check.<|function_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}",
+//! );
+//! assert_eq!(message.content.as_deref(), Some("Let me check."));
+//! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_generic::DataParser;
+use parser_generic::spec::{Analysis, Markers, ToolFormat};
+
+/// The GigaChat3 role header of a call.
+pub const FUNCTION_CALL_HEADER: &str = "<|message_sep|>\n\nfunction call<|role_sep|>\n";
+/// The GigaChat3.1 call marker.
+pub const FUNCTION_CALL: &str = "<|function_call|>";
+
+/// GigaChat3 / 3.1: a JSON call after either header.
+pub fn spec() -> Analysis {
+    Analysis {
+        tools: ToolFormat::JsonNative,
+        markers: Markers {
+            tool_section_start: FUNCTION_CALL_HEADER.into(),
+            per_call_start: FUNCTION_CALL.into(),
+            ..Markers::default()
+        },
+        generation_prompt: "assistant<|role_sep|>\n".into(),
+        end_of_turn: vec!["<|message_sep|>\n\n".into(), "</s>".into()],
+        ..Analysis::default()
+    }
+}
+
+static GIGACHAT3: DataParser = DataParser::new("gigachat3", spec);
+
+/// Every marker of the format, whole (the chunking tests push each one whole).
+pub const SPECIAL_TOKENS: &[&str] = &[
+    "<|message_sep|>\n\nfunction call<|role_sep|>",
+    "<|function_call|>",
+    "<|message_sep|>",
+    "</s>",
+    "assistant<|role_sep|>",
+];
+
+/// The `gigachat3` parser for one request.
+pub fn gigachat3(options: &ParseOptions) -> Parser {
+    GIGACHAT3.parser(options)
+}
+
+/// The data parsers, for tests that compare their specs and tokens with the entries.
+pub fn data_parsers() -> [&'static DataParser; 1] {
+    [&GIGACHAT3]
+}
+
+parser_core::inventory::submit! {
+    ParserEntry {
+        name: "gigachat3",
+        family: "gigachat",
+        aliases: &["gigachat_v3", "gigachat3.1", "gigachat31", "gigachat"],
+        models: &["gigachat3-", "gigachat3.1"],
+        summary: "GigaChat3 / 3.1: {\"name\", \"arguments\"} calls after a `function call` role header or <|function_call|>",
+        sample: "Let me check.<|function_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}",
+        sample_prompt_tail: "user<|role_sep|>\nWeather in Paris?<|message_sep|>\n\nassistant<|role_sep|>\n",
+        special_tokens: SPECIAL_TOKENS,
+        build: gigachat3,
+    }
+}

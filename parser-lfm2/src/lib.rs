@@ -1,0 +1,107 @@
+//! LiquidAI LFM2's reasoning and tool-call format (LFM2, LFM2.5, their thinking models), for llm-parse.
+//!
+//! | parser | models | reasoning | calls |
+//! |---|---|---|---|
+//! | `lfm2` | LFM2, LFM2.5 (Instruct and Thinking), LFM2-VL | `<think>…</think>` when the output opens with it | `<|tool_call_start|>[f(a=1), g(b="x")]<|tool_call_end|>`: a Python list of calls |
+//!
+//! The wire format, as the model writes it after the generation prompt `<|im_start|>assistant\n`:
+//!
+//! ```text
+//! <think>The user wants the weather.</think>Let me check.<|tool_call_start|>[get_weather(city="Paris", days=3)]<|tool_call_end|>
+//! Checking both.<|tool_call_start|>[get_weather(city='Paris'), get_weather(city='London')]<|tool_call_end|>
+//! ```
+//!
+//! The format fits the generic engine (`PYTHONIC` calls inside section markers), so this crate is data:
+//! a [`parser_generic::spec::Analysis`] run by [`parser_generic`].
+//!
+//! - Arguments are Python literals (strings in either quote, `True`/`False`/`None`, lists, dicts,
+//!   tuples), converted to a JSON object when each call's `)` is read: they arrive in one delta per call.
+//!   Arguments that do not convert (positional arguments, expressions) or are cut off are kept as the
+//!   raw Python text, the call flagged invalid. Dotted names (`grocery.order(…)`) are names.
+//! - The `[` is optional after `<|tool_call_start|>`; several blocks may follow each other, with
+//!   content before, between and after them. `<|im_end|>` is dropped.
+//!
+//! # Reasoning
+//! The thinking models open `<think>` themselves (their template does not): a `<think>` at the very
+//! start of the output opens reasoning, up to `</think>`; anywhere else it is text. The Instruct models
+//! never write it, so one parser reads both (Ollama's `lfm2` / `lfm2-thinking`).
+//!
+//! # Grammar
+//! The generic grammar builder does not describe Python calls yet
+//! ([`parser_generic::constraint::NotDescribed`]), so `lfm2` register no `ConstraintEntry`;
+//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//!
+//! ```
+//! use parser_core::ParseOptions;
+//!
+//! let message = parser_lfm2::lfm2(&ParseOptions::new()).parse(concat!(
+//!     "<think>The user wants the weather.</think>Let me check.",
+//!     "<|tool_call_start|>[get_weather(city='Paris', days=3)]<|tool_call_end|>",
+//! ));
+//! assert_eq!(message.reasoning.as_deref(), Some("The user wants the weather."));
+//! assert_eq!(message.content.as_deref(), Some("Let me check."));
+//! assert_eq!(message.tool_calls[0].name, "get_weather");
+//! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris", "days": 3}"#);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_generic::DataParser;
+use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
+
+/// LFM2: `<think>` reasoning the model may open, Python calls between `<|tool_call_start|>` and
+/// `<|tool_call_end|>`, ChatML turns.
+pub fn spec() -> Analysis {
+    Analysis {
+        reasoning: ReasoningMode::TagBased,
+        tools: ToolFormat::Pythonic,
+        markers: Markers {
+            reasoning_start: "<think>".into(),
+            reasoning_end: "</think>".into(),
+            tool_section_start: "<|tool_call_start|>".into(),
+            tool_section_end: "<|tool_call_end|>".into(),
+            ..Markers::default()
+        },
+        generation_prompt: "<|im_start|>assistant\n".into(),
+        turn_start: vec!["<|im_start|>assistant".into()],
+        end_of_turn: vec!["<|im_end|>".into()],
+        ..Analysis::default()
+    }
+}
+
+static LFM2: DataParser = DataParser::new("lfm2", spec);
+
+/// Every marker of the format, whole (the chunking tests push each one whole).
+pub const SPECIAL_TOKENS: &[&str] = &[
+    "<think>",
+    "</think>",
+    "<|tool_call_start|>",
+    "<|tool_call_end|>",
+    "<|im_end|>",
+    "<|im_start|>assistant",
+];
+
+/// The `lfm2` parser for one request.
+pub fn lfm2(options: &ParseOptions) -> Parser {
+    LFM2.parser(options)
+}
+
+/// The data parsers, for tests that compare their specs and tokens with the entries.
+pub fn data_parsers() -> [&'static DataParser; 1] {
+    [&LFM2]
+}
+
+parser_core::inventory::submit! {
+    ParserEntry {
+        name: "lfm2",
+        family: "lfm2",
+        aliases: &["lfm2-thinking", "lfm2_thinking", "lfm25", "liquid"],
+        models: &["lfm2"],
+        summary: "LiquidAI LFM2 / LFM2.5: <think> when the output opens it, <|tool_call_start|>[f(a=1)]<|tool_call_end|> Python calls",
+        sample: "<think>The user wants the weather in Paris.</think>Let me check.<|tool_call_start|>[get_weather(city=\"Paris\", days=3)]<|tool_call_end|>",
+        sample_prompt_tail: "<|im_start|>user\nWeather in Paris for three days?<|im_end|>\n<|im_start|>assistant\n",
+        special_tokens: SPECIAL_TOKENS,
+        build: lfm2,
+    }
+}
