@@ -1,6 +1,6 @@
 //! `cargo xtask conformance [--family NAME] [--verbose]`.
 //!
-//! Loads every `*.jsonl` file under `corpus/vllm/`, `corpus/sglang/`, `corpus/llama_cpp/` and
+//! Loads every `*.jsonl` file under `corpus/vllm/`, `corpus/sglang/`, `corpus/llama_cpp/`, `corpus/ollama/` and
 //! `corpus/authored/` (`parser_core::testing::load_cases`) and, when it exists, `corpus/deviations/*.jsonl`
 //! (`load_deviations`): a case with a deviation is compared with the deviation's expectation instead of its
 //! own. Each case's model is resolved with `parser_auto::entry_for_model`; a case whose model does not
@@ -31,7 +31,7 @@ use crate::flags;
 
 /// The corpus sources, each a directory under `corpus/`: cases transcribed from the peers, and cases
 /// written here (`authored/`, one file per family, started by `cargo xtask new-family`).
-const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "authored"];
+const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "ollama", "authored"];
 
 /// The results of one corpus file.
 #[derive(Debug, Default)]

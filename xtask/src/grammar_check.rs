@@ -39,7 +39,7 @@ use crate::family::{self, Accepted, Verdict};
 use crate::{llg, project_root};
 
 /// The corpus sources, as `cargo xtask conformance` reads them.
-const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "authored"];
+const SOURCES: &[&str] = &["vllm", "sglang", "llama_cpp", "ollama", "authored"];
 
 /// Runs the check; exit status 1 on any failure.
 pub fn run() -> Result<ExitCode, String> {
