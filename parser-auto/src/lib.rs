@@ -53,7 +53,8 @@
 #![deny(missing_docs)]
 
 pub mod analyze;
-pub mod generic;
+/// The generic parser built from an [`analyze::Analysis`], and its grammar (crate `parser-generic`).
+pub use parser_generic as generic;
 pub mod response;
 pub mod template;
 

@@ -34,11 +34,10 @@
 //!   llama.cpp's three tool formats (JSON_NATIVE, TAG_WITH_JSON, TAG_WITH_TAGGED).
 
 pub mod diff;
-mod result;
 
 use serde_json::{Value, json};
 
-pub use result::{
+pub use parser_generic::spec::{
     Analysis, CallIdPosition, Capabilities, ContentMode, JsonFields, Markers, ReasoningMode,
     ToolFormat,
 };

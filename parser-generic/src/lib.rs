@@ -8,6 +8,109 @@
 //! converted from Python, come whole when each call closes), and one-shot parsing as one push and
 //! `finish`, so that streaming equals one-shot for every chunking.
 //!
+//! The same [`Analysis`] gives the request's grammar for constrained decoding
+//! ([`GenericParserFactory::constraint`], [`constraint`]), so that the parser and the grammar cannot
+//! disagree. Its types are in [`spec`]: plain, serialisable data, which `parser-auto`'s differential
+//! analyzer fills from a chat template, and which a model family may also write by hand.
+//!
+//! # A family as data
+//! A format that fits this engine (`JSON_NATIVE`, `TAG_WITH_JSON`, `TAG_WITH_TAGGED`, `PYTHONIC`, with
+//! its reasoning and content markers) needs no parser code: its family crate depends on `parser-core`
+//! and this crate, writes the format as a `fn spec() -> Analysis`, and registers it like any family —
+//! a [`DataParser`] `static` (built on first use), whose [`DataParser::parser`] is the body of the
+//! [`ParserEntry`](parser_core::ParserEntry)'s `build` and whose [`DataParser::constraint`] is the body
+//! of the [`ConstraintEntry`](parser_core::constraint::ConstraintEntry)'s, so that the grammar comes
+//! from the same spec. Then, as for every family, `parser-auto` gets a feature and a `pub use` of the
+//! crate (which keeps its registrations linked).
+//!
+//! What to write in the spec, beyond the markers of [`Markers`](spec::Markers) (each trimmed; empty is
+//! none) and [`ToolFormat`](spec::ToolFormat) / [`JsonFields`](spec::JsonFields) /
+//! [`CallIdPosition`](spec::CallIdPosition):
+//! - the stage: [`Analysis::generation_prompt`], what the chat template's generation prompt ends with
+//!   (`<|im_start|>assistant\n<think>\n` when it opens reasoning; `<|im_start|>assistant\n` when the
+//!   model opens it itself); with a thinking switch, [`Analysis::generation_prompt_no_thinking`] and
+//!   [`Capabilities::thinking_variable`](spec::Capabilities::thinking_variable) /
+//!   [`thinking_default`](spec::Capabilities::thinking_default). When the generation prompt does not
+//!   hold the reasoning start marker, name the assistant's turn start in [`Analysis::turn_start`], so
+//!   that markers of earlier turns in a prompt tail do not count (see [Stage](#stage));
+//! - [`Analysis::end_of_turn`]: tokens the model ends its turn with (dropped from content, kept out of
+//!   the grammar's free text).
+//!
+//! The entry's `special_tokens` is a constant: list the markers there and check it against
+//! [`DataParser::tokens`] in the family's tests. A made-up format, registered and parsed one-shot:
+//!
+//! ```
+//! use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+//! use parser_core::{Error, ParseOptions, Parser, ParserEntry, inventory};
+//! use parser_generic::DataParser;
+//! use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
+//!
+//! /// `<reason>…</reason>` reasoning the model opens itself, then `<call>NAME{json}</call>` calls.
+//! fn spec() -> Analysis {
+//!     Analysis {
+//!         reasoning: ReasoningMode::TagBased,
+//!         tools: ToolFormat::TagWithJson,
+//!         markers: Markers {
+//!             reasoning_start: "<reason>".into(),
+//!             reasoning_end: "</reason>".into(),
+//!             per_call_start: "<call>".into(),
+//!             per_call_end: "</call>".into(),
+//!             ..Markers::default()
+//!         },
+//!         generation_prompt: "<|assistant|>".into(),
+//!         turn_start: vec!["<|assistant|>".into()],
+//!         end_of_turn: vec!["<|end|>".into()],
+//!         ..Analysis::default()
+//!     }
+//! }
+//!
+//! static MINI: DataParser = DataParser::new("mini", spec);
+//! const SPECIAL_TOKENS: &[&str] = &["<reason>", "</reason>", "<call>", "</call>", "<|end|>"];
+//!
+//! fn build(options: &ParseOptions) -> Parser {
+//!     MINI.parser(options)
+//! }
+//! fn constraint(options: &ParseOptions, request: &ConstraintRequest) -> Result<Constraint, Error> {
+//!     MINI.constraint(options, request)
+//! }
+//!
+//! inventory::submit! {
+//!     ParserEntry {
+//!         name: "mini",
+//!         family: "mini",
+//!         aliases: &["mini_tools"],
+//!         models: &["mini-1"],
+//!         summary: "Mini: <reason> reasoning, <call>NAME{json}</call> calls",
+//!         sample: "<reason>Paris.</reason>Checking.<call>get_weather{\"city\": \"Paris\"}</call>",
+//!         sample_prompt_tail: "<|user|>Weather in Paris?<|assistant|>",
+//!         special_tokens: SPECIAL_TOKENS,
+//!         build,
+//!     }
+//! }
+//! inventory::submit! {
+//!     ConstraintEntry { parser: "mini", build: constraint }
+//! }
+//!
+//! fn main() {
+//!     let mut tokens = MINI.tokens().to_vec();
+//!     tokens.sort();
+//!     let mut listed = SPECIAL_TOKENS.to_vec();
+//!     listed.sort();
+//!     assert_eq!(tokens, listed);
+//!
+//!     let options = ParseOptions::new().with_prompt_tail("<|user|>Weather in Paris?<|assistant|>");
+//!     let parser = parser_core::find_by_name("mini_tools").unwrap().parser(&options);
+//!     assert_eq!(parser.name(), "mini");
+//!     let message = parser.parse(
+//!         "<reason>The user wants Paris.</reason>Checking.<call>get_weather{\"city\": \"Paris\"}</call><|end|>",
+//!     );
+//!     assert_eq!(message.reasoning.as_deref(), Some("The user wants Paris."));
+//!     assert_eq!(message.content.as_deref(), Some("Checking."));
+//!     assert_eq!(message.tool_calls[0].name, "get_weather");
+//!     assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
+//! }
+//! ```
+//!
 //! # Reasoning
 //! - `NONE`: no reasoning; everything outside calls is content.
 //! - `TAG_BASED` / `TOOLS_ONLY`: `reasoning_start … reasoning_end`. The output starts inside reasoning
@@ -87,23 +190,24 @@
 //! 2. the request's prompt tail, after the last start of the assistant's turn (the analysis' generation
 //!    prompt up to the reasoning start marker): a reasoning start marker (possibly followed by text, a
 //!    prefill) with no end marker after it means reasoning; an end marker after it means content.
+//!    A spec may name its turn starts itself ([`Analysis::turn_start`]).
 //!    Without a turn start in the tail, only a marker at its very end counts — except when the
 //!    analysis names no turn start at all (its generation prompt lacks the start marker): then a start
 //!    marker with no end marker after it means reasoning;
 //! 3. the prompt's token ids, with a special-token table;
 //! 4. `enable_thinking`, when the template has a thinking switch
-//!    ([`crate::analyze::Capabilities::thinking_variable`]): on means reasoning — a bare end marker
+//!    ([`crate::spec::Capabilities::thinking_variable`]): on means reasoning — a bare end marker
 //!    splits — and off means content;
 //! 5. otherwise what the template's own generation prompt leaves the model in, read as in 2: with thinking
 //!    on ([`Analysis::generation_prompt`], or the template's default,
-//!    [`crate::analyze::Capabilities::thinking_default`]) or off
+//!    [`crate::spec::Capabilities::thinking_default`]) or off
 //!    ([`Analysis::generation_prompt_no_thinking`]); when it opens nothing, content — the model may
 //!    still open reasoning at the very start of its output — or, for a delimiter style, reasoning unless
 //!    thinking is known to be off.
 //!
 //! ```
-//! use parser_auto::analyze::{Analysis, Markers, ReasoningMode, ToolFormat};
-//! use parser_auto::ParseOptions;
+//! use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
+//! use parser_core::ParseOptions;
 //!
 //! // Qwen3-Coder-style calls, `<think>` reasoning forced open by the prompt.
 //! let analysis = Analysis {
@@ -126,7 +230,7 @@
 //!     ..Analysis::default()
 //! };
 //! let options = ParseOptions::new().with_prompt_tail("<|im_start|>assistant\n<think>\n");
-//! let message = parser_auto::generic::parser_for(&analysis, &options).parse(concat!(
+//! let message = parser_generic::parser_for(&analysis, &options).parse(concat!(
 //!     "The user wants Paris.</think>\n",
 //!     "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
 //! ));
@@ -135,9 +239,14 @@
 //! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
 //! ```
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub mod constraint;
+mod family;
 mod head;
 pub mod pythonic;
+pub mod spec;
 mod syntax;
 mod tools;
 
@@ -150,9 +259,11 @@ use parser_core::{
     ReasoningFormat, ReasoningSyntax, Stage, ThinkTagReasoningParser,
 };
 
-use crate::analyze::{Analysis, ReasoningMode};
+use crate::spec::{Analysis, ReasoningMode};
 use syntax::Syntax;
 use tools::GenericToolParser;
+
+pub use family::DataParser;
 
 /// The name of every parser built here.
 pub const NAME: &str = "auto";
@@ -161,7 +272,7 @@ pub const NAME: &str = "auto";
 ///
 /// Never fails: an analysis with no usable markers gives a parser that reports everything as content.
 /// This builds the marker tables each time; a server that parses many outputs of one template keeps a
-/// [`GenericParserFactory`] instead (or uses [`crate::prepare`], which caches one per template).
+/// [`GenericParserFactory`] instead (or uses `parser_auto::prepare`, which caches one per template).
 pub fn parser_for(analysis: &Analysis, options: &ParseOptions) -> Parser {
     GenericParserFactory::new(Arc::new(analysis.clone())).parser(options)
 }
@@ -170,6 +281,7 @@ pub fn parser_for(analysis: &Analysis, options: &ParseOptions) -> Parser {
 /// sorted into tables — built once, so that a parser per request costs a few small allocations.
 #[derive(Clone, Debug)]
 pub struct GenericParserFactory {
+    name: &'static str,
     analysis: Arc<Analysis>,
     syntax: Arc<Syntax>,
     reasoning: Option<&'static ReasoningSyntax>,
@@ -181,10 +293,18 @@ impl GenericParserFactory {
         let syntax = Arc::new(Syntax::new(&analysis));
         let reasoning = reasoning_of(&analysis, syntax.openers);
         GenericParserFactory {
+            name: NAME,
             analysis,
             syntax,
             reasoning,
         }
+    }
+
+    /// The same tables, for parsers named `name` ([`Parser::name`]) rather than [`NAME`]: a family
+    /// written as data names its parsers after its registry entry (see [`DataParser`]).
+    pub fn named(mut self, name: &'static str) -> GenericParserFactory {
+        self.name = name;
+        self
     }
 
     /// Every marker of the analysis, whole (see [`markers`]).
@@ -202,7 +322,7 @@ impl GenericParserFactory {
         let tools = GenericToolParser::new(self.syntax.clone(), options);
         let Some(reasoning) = self.reasoning else {
             return Parser::new(
-                NAME,
+                self.name,
                 Composed::new(NoReasoning, tools, Stage::Content, false),
             );
         };
@@ -212,7 +332,7 @@ impl GenericParserFactory {
             .inline(inline)
             .blocks_in_reasoning(BlockInReasoning::Hold);
         let composed = Composed::new(parser, tools, stage, inline);
-        Parser::new(NAME, composed.buffer_limit(options.limits.call_buffer))
+        Parser::new(self.name, composed.buffer_limit(options.limits.call_buffer))
     }
 
     /// Where a request's output starts, for the reasoning part of its grammar, by the parser's own stage
@@ -243,9 +363,9 @@ impl GenericParserFactory {
     /// function not among the tools, `required` without tools).
     ///
     /// ```
-    /// use parser_auto::analyze::{Analysis, Markers, ToolFormat};
-    /// use parser_auto::generic::GenericParserFactory;
-    /// use parser_auto::{ParseOptions, Tools};
+    /// use parser_generic::spec::{Analysis, Markers, ToolFormat};
+    /// use parser_generic::GenericParserFactory;
+    /// use parser_core::{ParseOptions, Tools};
     /// use parser_core::constraint::{ConstraintRequest, ToolChoice};
     /// use std::sync::Arc;
     ///
@@ -318,13 +438,19 @@ fn reasoning_of(
 }
 
 /// Where the assistant's turn starts in a prompt, so that reasoning markers of earlier turns never count:
+/// the spec's own ([`Analysis::turn_start`]), then
 /// each generation prompt up to the reasoning start marker, trimmed — only from prompts that hold the
 /// marker, since the part of a prompt without it may stand after the marker in a real prompt — or, for a
 /// delimiter style, the whole generation prompt.
 fn turn_starts(analysis: &Analysis, start: &str) -> Vec<String> {
     let prompts = std::iter::once(analysis.generation_prompt.as_str())
         .chain(analysis.generation_prompt_no_thinking.as_deref());
-    let mut turns: Vec<String> = Vec::new();
+    let mut turns: Vec<String> = analysis
+        .turn_start
+        .iter()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
     for prompt in prompts {
         let head = match (start.is_empty(), prompt.find(start)) {
             (false, Some(at)) => &prompt[..at],

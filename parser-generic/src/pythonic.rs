@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 64;
 /// unterminated literals): the caller keeps the raw text and flags the call invalid.
 ///
 /// ```
-/// use parser_auto::generic::pythonic::kwargs_to_json;
+/// use parser_generic::pythonic::kwargs_to_json;
 ///
 /// assert_eq!(
 ///     kwargs_to_json(r#"city='Paris', days=3, ok=True"#).as_deref(),
@@ -307,7 +307,7 @@ fn push_json_string(out: &mut String, text: &str) {
 
 /// How a byte of a call's argument text ends it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ArgsStep {
+pub enum ArgsStep {
     /// Still inside the arguments.
     Inside,
     /// The call's closing parenthesis.
@@ -318,7 +318,7 @@ pub(crate) enum ArgsStep {
 
 /// Finds the end of one call's argument text (after its `(`), Python-aware.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct ArgsScanner {
+pub struct ArgsScanner {
     depth: usize,
     /// The open string's quote, 0 outside strings.
     quote: u8,
@@ -327,17 +327,17 @@ pub(crate) struct ArgsScanner {
 
 impl ArgsScanner {
     /// Back to the start of a call's arguments.
-    pub(crate) fn reset(&mut self) {
+    pub fn reset(&mut self) {
         *self = ArgsScanner::default();
     }
 
     /// Inside a string literal (where markup is text).
-    pub(crate) fn in_string(&self) -> bool {
+    pub fn in_string(&self) -> bool {
         self.quote != 0
     }
 
     /// Reads one byte. Multi-byte characters never match the ASCII bytes looked at here.
-    pub(crate) fn step(&mut self, byte: u8) -> ArgsStep {
+    pub fn step(&mut self, byte: u8) -> ArgsStep {
         if self.quote != 0 {
             if self.escape {
                 self.escape = false;

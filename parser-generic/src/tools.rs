@@ -14,7 +14,7 @@ use parser_core::{
 use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
 use super::pythonic::{ArgsScanner, ArgsStep, kwargs_to_json};
 use super::syntax::{DROP, Syntax};
-use crate::analyze::{CallIdPosition, ToolFormat};
+use crate::spec::{CallIdPosition, ToolFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {

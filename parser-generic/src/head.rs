@@ -9,7 +9,7 @@
 use parser_core::{Literal, find_within, leading_ws, literal_at};
 
 use super::syntax::Syntax;
-use crate::analyze::{CallIdPosition, ToolFormat};
+use crate::spec::{CallIdPosition, ToolFormat};
 
 /// The longest function name, call id, argument name or run of whitespace between markers that a head
 /// may hold.

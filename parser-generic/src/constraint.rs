@@ -24,7 +24,7 @@ use std::fmt;
 
 use parser_core::constraint::{CallFormat, CallName, FormatDescription, ReasoningMarkers};
 
-use crate::analyze::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
+use crate::spec::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
 
 /// Why the generic parser's format of an analysis cannot be described for constrained decoding (yet).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,8 +111,8 @@ fn json_delimiter(text: &str) -> &str {
 /// yet (see the module docs).
 ///
 /// ```
-/// use parser_auto::analyze::{Analysis, Markers, ReasoningMode, ToolFormat};
-/// use parser_auto::generic::constraint::{NotDescribed, format_description};
+/// use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
+/// use parser_generic::constraint::{NotDescribed, format_description};
 /// use parser_core::constraint::CallName;
 ///
 /// let analysis = Analysis {

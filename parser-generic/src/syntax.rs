@@ -4,7 +4,7 @@
 use parser_core::intern::{intern, intern_list, marker_set, value_syntax};
 use parser_core::{JsonCallFields, MarkerSet, ValueSyntax};
 
-use crate::analyze::{Analysis, CallIdPosition, ContentMode, ToolFormat};
+use crate::spec::{Analysis, CallIdPosition, ContentMode, ToolFormat};
 
 /// Marker group of the content scan: tokens removed wherever they appear (end of turn, content wrappers).
 pub(super) const DROP: usize = 1;

@@ -201,6 +201,12 @@ pub struct Analysis {
     pub generation_prompt: String,
     /// The same with thinking off, when the template has a switch.
     pub generation_prompt_no_thinking: Option<String>,
+    /// Where the assistant's turn starts in a prompt (`<|im_start|>assistant`), for stage detection:
+    /// reasoning markers before the last one belong to earlier turns. The analyzer leaves it empty and
+    /// derives it from the generation prompts (the part before the reasoning start marker); a
+    /// hand-written spec whose generation prompt does not open reasoning names it here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub turn_start: Vec<String>,
     /// End-of-turn markers the template writes after an assistant message (`<|im_end|>`, `<|eot_id|>`).
     pub end_of_turn: Vec<String>,
     /// Every non-empty marker, trimmed: tokens a tokenizer must keep and a grammar may trigger on.
@@ -210,7 +216,7 @@ pub struct Analysis {
     /// Notes on what could not be determined.
     pub notes: Vec<String>,
     /// Why the analysis stopped early, when a render ran into one of the template's
-    /// [`TemplateLimits`](crate::template::TemplateLimits): the error's text. Such an analysis finds
+    /// [`TemplateLimits`](parser_core::TemplateLimits): the error's text. Such an analysis finds
     /// nothing, so the template routes to plain content.
     pub stopped_by_limit: Option<String>,
 }
