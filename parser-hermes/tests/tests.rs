@@ -7,3 +7,4 @@ use parser_hermes as _;
 mod behaviour;
 mod corpus;
 mod grammar;
+mod properties;

@@ -11,6 +11,7 @@ use crate::Family;
 use crate::check::Expected;
 use crate::setup::Setup;
 
+pub mod data;
 pub mod deepseek;
 pub mod generic;
 pub mod glm;
@@ -47,6 +48,7 @@ pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
         Family::Gptoss => gptoss::generate(rng, scale),
         Family::Glm => glm::generate(rng, scale),
         Family::Generic => generic::generate(rng, scale),
+        Family::Data => data::generate(rng, scale),
     }
 }
 
@@ -59,6 +61,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Gptoss => gptoss::call_block(rng),
         Family::Glm => glm::call_block(rng),
         Family::Generic => generic::call_block(rng),
+        Family::Data => data::call_block(rng),
     }
 }
 
@@ -71,6 +74,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Gptoss => gptoss::variant(rng, setup),
         Family::Glm => glm::variant(rng, setup),
         Family::Generic => generic::variant(rng, setup),
+        Family::Data => data::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
