@@ -15,6 +15,8 @@
 //!   entry or a template's analysis), the prompt tails, and generates two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
 //!   and [`Format::long_argument`], one `write_file` call whose string argument is long. The generators
 //!   are also public functions ([`deepseek_v31_output`], [`qwen3_coder_long_argument`], …).
+//! - [`realistic_tools`] and [`CONSTRAINT_CASES`]: the constraint workload (a request with
+//!   [`CONSTRAINT_TOOLS`] typed tools) and the parsers whose constraint is built for it.
 //! - [`chunks`]: cuts a text into the small deltas a server would push.
 //! - [`stream`], [`consume`]: drive a parser over the deltas, reading every delta it returns.
 //!
@@ -32,10 +34,15 @@ use std::time::{Duration, Instant};
 
 use parser_auto::{Delta, Deltas, Error, ParseOptions, Parser, ParserEntry};
 
+mod constraints;
 pub mod counting;
 mod formats;
 pub mod hostile_templates;
 
+pub use constraints::{
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintBuilder, ConstraintCase, ConstraintSource,
+    realistic_tools,
+};
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,
     GLM, GPT_OSS, KIMI_K2, LONG_ARGUMENT_PATH, LongArgument, MODEL, ParserFactory, QWEN3_CODER,

@@ -216,17 +216,23 @@ fn the_generic_route_has_a_grammar_where_the_analysis_describes_the_format() {
     ]);
     let lark = stdout(&output);
     assert!(lark.contains("\"<tool_call>\""), "{lark}");
-    // Llama 3.1's bare JSON calls are not described yet: the error says why.
+    // Llama 3.1's bare JSON calls at the start of the answer: no trigger, so `auto` is not lazy.
+    let llama = all(&[
+        "--template",
+        "templates/meta-llama-Llama-3.1-8B-Instruct.jinja",
+    ]);
+    assert_eq!(llama["lazy"], false, "{llama}");
+    // Solar's call ids before the name are not described yet: the error says why.
     let output = run(&[
         "--grammar",
         "--template",
-        "templates/meta-llama-Llama-3.1-8B-Instruct.jinja",
+        "templates/upstage-Solar-Open-100B.jinja",
         "--tools",
         &tools,
     ]);
     user_error(
         &output,
-        "cannot be constrained yet: JSON calls without a section",
+        "cannot be constrained yet: a call id in markup before the function name",
     );
 }
 

@@ -34,115 +34,30 @@ fn root() -> PathBuf {
 /// Templates whose analysis finds tool calls in a format the generic parser's constraint does not
 /// describe yet, with the reason ([`parser_auto::generic::constraint::NotDescribed`]).
 const NOT_COVERED: &[(&str, &str)] = &[
-    (
-        "Apertus-8B-Instruct.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "Apriel-1.6-15b-Thinker-fixed.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "ByteDance-Seed-OSS.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "GLM-4.6.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "GLM-4.7-Flash.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "Kimi-K2-Instruct.jinja",
-        "a call counter read as part of the name suffix",
-    ),
-    (
-        "Kimi-K2-Thinking.jinja",
-        "a call counter read as part of the name suffix",
-    ),
+    // Keyword arguments as Python literals: the core has no Python value grammar from a schema yet
+    // (strings quoted, True/False/None, bounded lists and dicts) nor a structural-tag encoding of one.
     (
         "LFM2-8B-A1B.jinja",
         "PYTHONIC calls (no core encoding of Python calls yet)",
     ),
-    (
-        "MiniMax-M2.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "Mistral-Small-3.2-24B-Instruct-2506.jinja",
-        "a call id in markup",
-    ),
-    (
-        "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "NVIDIA-Nemotron-Nano-v2.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "Qwen3-Coder.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "StepFun3.5-Flash.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
-    ),
-    (
-        "fireworks-ai-llama-3-firefunction-v2.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "ibm-granite-granite-3.3-2B-Instruct.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
+    // `<function=NAME>{…}`: the opener is the name's prefix; the core's tagged calls allow whitespace
+    // after a call's opener, which the parser does not read.
     (
         "meetkai-functionary-medium-v3.1.jinja",
         "the function name's prefix opens the call (no whitespace after it in the parser)",
     ),
-    (
-        "meta-llama-Llama-3.1-8B-Instruct.jinja",
-        "JSON calls without a section or per-call marker (a bare object)",
-    ),
-    (
-        "meta-llama-Llama-3.2-3B-Instruct.jinja",
-        "JSON calls without a section or per-call marker (a bare object)",
-    ),
-    (
-        "meta-llama-Llama-3.3-70B-Instruct.jinja",
-        "JSON calls without a section or per-call marker (a bare object)",
-    ),
-    (
-        "mistralai-Mistral-Nemo-Instruct-2407.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    (
-        "moonshotai-Kimi-K2.jinja",
-        "a call counter read as part of the name suffix",
-    ),
+    // The analysis finds no opener before the name (`NAME<|channel|>commentary json`); a model with
+    // this template takes the gpt-oss family's parser and constraint.
     (
         "openai-gpt-oss-120b.jinja",
-        "JSON calls without a section or per-call marker (a bare object)",
+        "calls without a section or per-call marker (other than bare JSON objects)",
     ),
+    // `<|tool_call:begin|>ID<|tool_call:name|>NAME…`: the core's tagged calls write a counter after the
+    // name only.
     (
-        "stepfun-ai-Step-3.5-Flash.jinja",
-        "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)",
+        "upstage-Solar-Open-100B.jinja",
+        "a call id in markup before the function name",
     ),
-    (
-        "unsloth-Apriel-1.5.jinja",
-        "JSON calls in an array (no core array envelope yet)",
-    ),
-    ("upstage-Solar-Open-100B.jinja", "a call id in markup"),
 ];
 
 /// Every template's analysis, by file name.
@@ -228,10 +143,20 @@ fn tools_for(options: &ParseOptions, message: &ParsedMessage) -> Arc<Tools> {
 
 /// Corpus cases of covered templates the grammar refuses, each with the reason.
 const REFUSED: &[&str] = &[
-    // The prompt opened `<think>` and the output goes straight to the calls, never closing it: the
-    // parser holds the block and reads calls because it ends the output; the grammar closes reasoning
-    // before any call.
-    "llama_cpp/deepseek_v31/deepseek-ai-DeepSeek-V3.1-L1797",
+    // The model reasons although the request leaves thinking at the template's default, off: the
+    // grammar follows `reasoning_start` (no reasoning), the parser still reads a reasoning block at
+    // the very start. The calls also carry an id field, which the grammar leaves out.
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L1434",
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L1454",
+    "llama_cpp/command_r/CohereForAI-c4ai-command-r7b-12-2024-tool-use-L2246",
+    // The GBNF only, through the test's GBNF-to-Lark rewrite: the prompt opened `<think>` and the
+    // output starts with `<tool_call>`; the rewritten grammar offers the redundant opener `"<think>"`
+    // as one lexeme beside text's `"<"`, and llguidance's lexer cannot back off two bytes at `<to`
+    // (llama.cpp reads GBNF by character; the Lark grammar accepts the output).
+    "llama_cpp/glm/GLM-4.7-Flash-L1901",
+    // An id field after the arguments (`"id": "123456789"`): the grammar writes calls without their
+    // optional id fields, which the parser reads alike.
+    "llama_cpp/mistral/mistralai-Mistral-Nemo-Instruct-2407-L2275",
 ];
 
 /// Every llama.cpp corpus case of a covered template whose calls the generic parser (of the template's
@@ -341,7 +266,7 @@ fn corpus_outputs_of_covered_templates_are_accepted() {
     println!("whole {whole}, from the trigger {from_trigger}, skipped {skipped}");
     let ids: Vec<&str> = refused.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, REFUSED, "{refused:#?}");
-    assert_eq!((whole, from_trigger), (12, 5));
+    assert_eq!((whole, from_trigger), (51, 5));
 }
 
 /// The text of one call of `name` with `arguments`, as the format writes it.
@@ -362,10 +287,27 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
                 .map_or(String::new(), |s| format!("{s}0"));
             format!("{prefix}{name}{index}{suffix}{arguments}")
         }
-        // The analysis does not describe TAG_WITH_TAGGED formats yet (see NOT_COVERED).
-        CallName::Parameters { .. } | CallName::Enclosed { .. } => {
-            panic!("{name}: the analysis describes no such calls yet")
+        CallName::NameAsKey => format!(r#"{{"{name}": {arguments}}}"#),
+        CallName::Parameters {
+            prefix,
+            suffix,
+            parameters: tags,
+            end,
+        } => {
+            let arguments: Value = serde_json::from_str(arguments).unwrap();
+            let mut body = format!("{prefix}{name}{suffix}");
+            for (key, value) in arguments.as_object().unwrap() {
+                let (open, value) = match value {
+                    Value::String(text) => (&tags.string_open, text.clone()),
+                    other => (&tags.json_open, other.to_string()),
+                };
+                let (key_open, key_close, close) =
+                    (&tags.key_open, &tags.key_close, &tags.value_close);
+                body += &format!("\n{key_open}{key}{key_close}{open}{value}{close}");
+            }
+            body + "\n" + end
         }
+        CallName::Enclosed { .. } => panic!("{name}: the analysis describes no such calls"),
     };
     format!(
         "{}{}{body}{}{}",
@@ -385,7 +327,10 @@ fn output(format: &FormatDescription, start: ReasoningStart, calls: &[String]) -
     } else {
         &format.calls.separator
     };
-    let calls = calls.join(separator.as_ref());
+    let mut calls = calls.join(separator.as_ref());
+    if format.calls.array {
+        calls = format!("[{calls}]");
+    }
     match &format.calls.section {
         Some((begin, end)) => format!("{lead}{begin}{calls}{end}"),
         None => format!("{lead}{calls}"),
@@ -459,7 +404,7 @@ fn wrong_outputs_are_refused() {
         check(&none, &one, false, "a call with tool_choice none");
         checked += 1;
     }
-    assert_eq!(checked, 16);
+    assert_eq!(checked, 40);
 }
 
 /// Samples 200 outputs per covered template, over its generation prompts (thinking on and, with a
@@ -490,14 +435,21 @@ fn sampled_outputs_parse_into_valid_calls() {
         (ToolChoice::Auto, false),
     ];
     let mut rng = llg::Rng::new(0x14a7);
-    let (mut checked, mut too_long) = (0, 0);
+    let (mut checked, mut too_long, mut texts) = (0, 0, 0);
     let covered = covered();
     for (name, analysis, format) in &covered {
         let factory = GenericParserFactory::new(analysis.clone());
         let mut tails = vec![analysis.generation_prompt.clone()];
         tails.extend(analysis.generation_prompt_no_thinking.clone());
         let mut hints: Vec<&str> = vec!["\"", "}", "]", "1", "null"];
-        hints.push(&format.calls.call_end);
+        match &format.calls.name {
+            // The core leaves the strings of a JSON parameter value free (`ParameterTags`, "Not
+            // held"): a value stop in one ends the value in the parser. The hinted call end (GLM's
+            // `</tool_call>`, a stop) would be written there far more often than a model does; the
+            // walk ends calls through the mask instead, and raw values at their closer.
+            CallName::Parameters { parameters, .. } => hints.push(&parameters.value_close),
+            _ => hints.push(&format.calls.call_end),
+        }
         if let Some(reasoning) = &format.reasoning {
             hints.push(&reasoning.close);
         }
@@ -552,6 +504,13 @@ fn sampled_outputs_parse_into_valid_calls() {
                     "{name} {choice:?} parallel={parallel} gbnf={use_gbnf}: {output:?}\n{message:?}"
                 )
             };
+            // A bare format's `auto` grammar covers the whole output: calls, or text instead.
+            let text_instead = !constraint.lazy && *choice == ToolChoice::Auto;
+            if text_instead && message.tool_calls.is_empty() {
+                texts += 1;
+                checked += 1;
+                continue;
+            }
             assert!(!message.tool_calls.is_empty(), "no call: {}", context());
             if !parallel {
                 assert_eq!(message.tool_calls.len(), 1, "{}", context());
@@ -589,6 +548,8 @@ fn sampled_outputs_parse_into_valid_calls() {
         "{too_long} of {samples} walks ran too long"
     );
     assert!(checked >= 3000, "{checked} of {samples}");
+    // The bare formats' `auto` samples are mostly calls.
+    assert!(texts * 10 <= checked, "{texts} texts instead of calls");
 }
 
 /// `parser_auto::constraint` follows the route `prepare` took: the family's registered constraint (by
@@ -637,13 +598,16 @@ fn the_constraint_follows_the_route() {
         expected.lark
     );
 
-    let llama = template("meta-llama-Llama-3.1-8B-Instruct.jinja");
-    let not_described = parser_auto::prepare(None, Some(&llama)).unwrap();
+    let solar = template("upstage-Solar-Open-100B.jinja");
+    let not_described = parser_auto::prepare(None, Some(&solar)).unwrap();
     assert_eq!(not_described.route, Route::Analyzer);
     let error = parser_auto::constraint(&not_described, &options, &request)
         .unwrap()
         .unwrap_err();
-    assert!(error.to_string().contains("a bare object"), "{error}");
+    assert!(
+        error.to_string().contains("before the function name"),
+        "{error}"
+    );
 
     let gemma = template("google-gemma-2-2b-it.jinja");
     let no_calls = parser_auto::prepare(None, Some(&gemma)).unwrap();

@@ -5,6 +5,7 @@
 //! OpenAI `tools` array; [`ValueType::coerce`] types one value.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -42,8 +43,9 @@ pub struct ToolSchema {
     /// The function name.
     pub name: String,
     params: HashMap<String, ValueType>,
-    /// The `parameters` JSON schema as the request gave it (`{"type": "object"}` when it gave none).
-    parameters: Value,
+    /// The `parameters` JSON schema as the request gave it (`{"type": "object"}` when it gave none),
+    /// shared: every constraint of the request holds it.
+    parameters: Arc<Value>,
 }
 
 impl ToolSchema {
@@ -55,6 +57,12 @@ impl ToolSchema {
     /// The tool's `parameters` JSON schema, as the request gave it (`{"type": "object"}` when it gave
     /// none): what constrained decoding holds the arguments to.
     pub fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    /// The same schema, shared: what a grammar's [`Node::Json`](crate::constraint::Node::Json) holds,
+    /// without a copy per grammar.
+    pub fn shared_parameters(&self) -> &Arc<Value> {
         &self.parameters
     }
 
@@ -114,9 +122,11 @@ impl Tools {
             tools.push(ToolSchema {
                 name: name.to_owned(),
                 params,
-                parameters: schema
-                    .cloned()
-                    .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+                parameters: Arc::new(
+                    schema
+                        .cloned()
+                        .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+                ),
             });
         }
         Ok(Tools { tools })

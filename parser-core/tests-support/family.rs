@@ -103,14 +103,51 @@ pub enum Verdict {
     Refused(String),
 }
 
+/// What a case's parser and grammars come from: a registered parser ([`ParserEntry`]), or — in
+/// `cargo xtask grammar-check` — the generic parser of a template's analysis.
+pub trait Constrained {
+    /// The parser's name, for reports.
+    fn name(&self) -> &str;
+    /// The message the parser reads in `output`.
+    fn parse(&self, options: &ParseOptions, output: &str) -> ParsedMessage;
+    /// The constraint of one request, or `None` when the format has none.
+    fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Option<Result<Constraint, parser_core::Error>>;
+    /// The markers that close reasoning, to find the first trigger after it.
+    fn reasoning_closers(&self) -> Vec<String> {
+        vec!["</think>".to_owned(), "◁/think▷".to_owned()]
+    }
+}
+
+impl Constrained for ParserEntry {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn parse(&self, options: &ParseOptions, output: &str) -> ParsedMessage {
+        self.parser(options).parse(output)
+    }
+
+    fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Option<Result<Constraint, parser_core::Error>> {
+        ParserEntry::constraint(self, options, request)
+    }
+}
+
 /// Runs one case with at least one call, all valid as `entry`'s parser reads them, through the grammar
 /// of that parser: `required` (parallel calls only when it has several) on the whole output, trailing
 /// `eos` tokens dropped; when that refuses and the output has content before its first call, the lazy
 /// `auto` grammar on the output from the first trigger after reasoning. Both the Lark and the GBNF
 /// grammar must accept.
-pub fn case_verdict(entry: &ParserEntry, case: &Case, eos: &[&str]) -> Verdict {
+pub fn case_verdict(entry: &dyn Constrained, case: &Case, eos: &[&str]) -> Verdict {
     let mut options = case.options();
-    let message = entry.parser(&options).parse(&case.output);
+    let message = entry.parse(&options, &case.output);
     if message.tool_calls.is_empty() || message.tool_calls.iter().any(|c| !c.valid) {
         return Verdict::Skipped;
     }
@@ -153,9 +190,11 @@ pub fn case_verdict(entry: &ParserEntry, case: &Case, eos: &[&str]) -> Verdict {
         .reasoning
         .as_ref()
         .and_then(|_| {
-            ["</think>", "◁/think▷"]
+            entry
+                .reasoning_closers()
                 .iter()
-                .filter_map(|close| output.find(close).map(|at| at + close.len()))
+                .filter(|close| !close.is_empty())
+                .filter_map(|close| output.find(close.as_str()).map(|at| at + close.len()))
                 .min()
         })
         .unwrap_or(0);

@@ -91,6 +91,7 @@ pub fn native_format(generation: Generation, fallbacks: bool) -> FormatDescripti
             call_end: CALL_END.into(),
             padding: "".into(),
             separator: "".into(),
+            array: false,
         },
         reserved,
     }

@@ -78,6 +78,7 @@ pub fn dsml_format(block: usize) -> FormatDescription {
             call_end: DSML_INVOKE_END.into(),
             padding: "\n".into(),
             separator: "\n".into(),
+            array: false,
         },
         reserved,
     }

@@ -2,27 +2,45 @@
 //! same markers the parser interns (trimmed, as the parser's marker tables match them), so that a marker the
 //! analysis finds changes the parser and the grammar at once.
 //!
-//! Described so far: the JSON formats whose calls the core description spells.
+//! Described so far:
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
-//!   id fields are left out, which the parser accepts), one per per-call block (`<tool_call>…</tool_call>`,
+//!   id fields are left out, which the parser accepts) or `{"f": {…}}` (the name as the only key,
+//!   [`CallName::NameAsKey`]), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
-//!   when the template has no per-call markers.
+//!   when the template has no per-call markers; or, when the template writes its calls in a JSON array,
+//!   the array's elements (`[TOOL_CALLS] [{…}, {…}]`, `<TOOLCALL>[…]</TOOLCALL>`,
+//!   [`CallFormat::array`]) between the markers that frame it, whose closer may be missing; or, without
+//!   any marker (Llama 3.x), bare calls at the start of the answer, which is where the parser reads
+//!   them ([`FormatDescription::is_bare`]: under `auto` the grammar allows them or text that does not
+//!   open with `{`, and is not lazy).
 //! - `TAG_WITH_JSON`: `[per_call_start] func_name_prefix NAME func_name_suffix [args_start] {…}
-//!   [args_end] func_close [per_call_end]`, optionally inside the section markers, without a call id.
+//!   [args_end] func_close [per_call_end]`, optionally inside the section markers; a call id between
+//!   the name and the arguments (Mistral's `NAME[CALL_ID]id[ARGS]{…}`) written as digits; a counter
+//!   the analysis reads into the name suffix (Kimi's `NAME:0<|tool_call_argument_begin|>`) written as
+//!   that suffix on every call.
+//! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
+//!   `arg_name_prefix KEY arg_name_suffix [arg_value_prefix] VALUE arg_value_suffix`, then `func_close
+//!   per_call_end` ([`CallName::Parameters`]): values typed by the tool's schema as the parser coerces
+//!   them, one framing newline at each end, a raw value ending where the parser's does (its closer; it
+//!   never holds the next argument's marker or the call's end).
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: `TAG_WITH_TAGGED` and `PYTHONIC` arguments,
-//! JSON calls in an array, nested under a `function` key, with the name as the key or as Python dicts,
-//! JSON calls without any marker (a bare object at the start of the answer), and call ids in markup.
-//! For those the grammar is refused rather than approximated.
+//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
+//! under a `function` key or as Python dicts, and
+//! call ids before the name. For those
+//! the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
-//! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis, a call block inside open reasoning held (so it does
-//! not end reasoning), and the template's end-of-turn markers kept out of free text.
+//! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis; a call block that opens inside open reasoning is
+//! held by the parser and read as calls when it ends the output, so the grammar lets such a block end
+//! reasoning only when nothing but whitespace follows it ([`ReasoningMarkers::ended_by_calls`]); the
+//! template's end-of-turn markers are kept out of free text.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use parser_core::constraint::{CallFormat, CallName, FormatDescription, ReasoningMarkers};
+use parser_core::constraint::{
+    CallFormat, CallName, FormatDescription, ParameterTags, ReasoningMarkers,
+};
 
 use crate::spec::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
 
@@ -32,26 +50,25 @@ use crate::spec::{Analysis, CallIdPosition, ReasoningMode, ToolFormat};
 pub enum NotDescribed {
     /// The analysis found no tool calls: there is no call format to constrain.
     NoToolCalls,
-    /// `TAG_WITH_TAGGED`: the core description has no encoding of arguments in markup yet.
+    /// `TAG_WITH_TAGGED` without an argument name marker or a value closer: the grammar could not
+    /// tell where a value ends.
     TaggedArguments,
     /// `PYTHONIC`: the core description has no encoding of Python calls yet.
     Pythonic,
-    /// JSON calls written in a JSON array (`[{…}, {…}]`).
+    /// JSON calls in an array framed by both section and per-call markers (the analysis does not
+    /// say which of them stand around the array).
     ArrayWrapped,
     /// JSON calls nested under a key (`{"function": {"name": …}}`).
     NestedFunction,
-    /// JSON calls with the function name as the key (`{"get_weather": {…}}`).
-    NameAsKey,
     /// Calls written as Python dicts (single quotes).
     PythonDicts,
-    /// JSON calls without a section or per-call marker (a bare object at the start of the answer): no
-    /// marker to open the grammar's calls or to trigger a lazy grammar on.
+    /// Calls without a section or per-call marker other than bare JSON objects (a tagged call whose
+    /// name has no prefix, gpt-oss's channel header; a bare array): nothing the grammar could open
+    /// them with that the parser reads as a call.
     NoCallMarker,
-    /// A call id in markup (Mistral's `[CALL_ID]`).
+    /// A call id in markup anywhere but between the name and the arguments (Solar's id before the
+    /// name), or there after a name suffix.
     CallIdInMarkup,
-    /// A call counter the analysis reads as part of the name suffix (Kimi's `functions.NAME:0`, whose
-    /// `:0` is the first call's only).
-    CounterInSuffix,
     /// The call opens with the function name's prefix itself (`<function=NAME>`, no per-call marker):
     /// the core grammar allows whitespace after a call's opener, the parser reads the name right after
     /// the prefix.
@@ -65,18 +82,18 @@ impl fmt::Display for NotDescribed {
         f.write_str(match self {
             NotDescribed::NoToolCalls => "the analysis found no tool calls",
             NotDescribed::TaggedArguments => {
-                "TAG_WITH_TAGGED arguments (no core encoding of arguments in markup yet)"
+                "TAG_WITH_TAGGED arguments without an argument name marker or a value closer"
             }
             NotDescribed::Pythonic => "PYTHONIC calls (no core encoding of Python calls yet)",
-            NotDescribed::ArrayWrapped => "JSON calls in an array (no core array envelope yet)",
+            NotDescribed::ArrayWrapped => {
+                "JSON calls in an array inside both section and per-call markers"
+            }
             NotDescribed::NestedFunction => "JSON calls nested under a `function` key",
-            NotDescribed::NameAsKey => "JSON calls with the function name as the key",
             NotDescribed::PythonDicts => "calls written as Python dicts",
             NotDescribed::NoCallMarker => {
-                "JSON calls without a section or per-call marker (a bare object)"
+                "calls without a section or per-call marker (other than bare JSON objects)"
             }
-            NotDescribed::CallIdInMarkup => "a call id in markup",
-            NotDescribed::CounterInSuffix => "a call counter read as part of the name suffix",
+            NotDescribed::CallIdInMarkup => "a call id in markup before the function name",
             NotDescribed::NameAfterOpener => {
                 "the function name's prefix opens the call (no whitespace after it in the parser)"
             }
@@ -158,27 +175,98 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
     };
     let calls = match analysis.tools {
         ToolFormat::None => return Err(NotDescribed::NoToolCalls),
-        ToolFormat::TagWithTagged => return Err(NotDescribed::TaggedArguments),
+        ToolFormat::TagWithTagged => {
+            if analysis.call_id != CallIdPosition::None {
+                return Err(NotDescribed::CallIdInMarkup);
+            }
+            let key_open = m(&k.arg_name_prefix);
+            let value_close = m(&k.arg_value_suffix);
+            if key_open.is_empty() || value_close.is_empty() {
+                return Err(NotDescribed::TaggedArguments);
+            }
+            if per_call_start.is_empty() {
+                return Err(NotDescribed::NameAfterOpener);
+            }
+            let func_close = m(&k.func_close);
+            let value_open = m(&k.arg_value_prefix);
+            // The parser's interrupters (`syntax::Syntax::new`): a value whose closer is missing ends
+            // in front of the next argument or the end of the call.
+            let mut value_stops = vec![Cow::Owned(key_open.to_owned())];
+            let call_close = [func_close, per_call_end, section_end]
+                .into_iter()
+                .find(|close| !close.is_empty());
+            value_stops.extend(call_close.map(|close| Cow::Owned(close.to_owned())));
+            let section = section(section_start, section_end)?;
+            CallFormat {
+                section_optional: section.is_some(),
+                section,
+                call_begin: Cow::Owned(per_call_start.to_owned()),
+                name: CallName::Parameters {
+                    prefix: Cow::Owned(m(&k.func_name_prefix).to_owned()),
+                    suffix: Cow::Owned(m(&k.func_name_suffix).to_owned()),
+                    parameters: ParameterTags {
+                        key_open: Cow::Owned(key_open.to_owned()),
+                        key_close: Cow::Owned(m(&k.arg_name_suffix).to_owned()),
+                        // The parser tolerates whitespace between markers.
+                        space_before_value: !value_open.is_empty(),
+                        string_open: Cow::Owned(value_open.to_owned()),
+                        json_open: Cow::Owned(value_open.to_owned()),
+                        value_close: Cow::Owned(value_close.to_owned()),
+                        // The parser drops one newline at each end of a value.
+                        framing: Cow::Borrowed("\n"),
+                        value_stops,
+                        padding: Cow::Borrowed("\n"),
+                    },
+                    end: Cow::Owned(func_close.to_owned()),
+                },
+                call_end: Cow::Owned(per_call_end.to_owned()),
+                padding: Cow::Owned(trailing_ws(&k.per_call_start).to_owned()),
+                separator,
+                array: false,
+            }
+        }
         ToolFormat::Pythonic => return Err(NotDescribed::Pythonic),
         ToolFormat::JsonNative => {
             let j = &analysis.json;
-            if j.array_wrapped {
-                return Err(NotDescribed::ArrayWrapped);
-            }
             if !j.function_field.trim().is_empty() {
                 return Err(NotDescribed::NestedFunction);
             }
-            if j.name_is_key {
-                return Err(NotDescribed::NameAsKey);
-            }
+
             if j.python_dicts {
                 return Err(NotDescribed::PythonDicts);
             }
-            let name = CallName::JsonFields {
-                name: Cow::Owned(j.name_field.trim().to_owned()),
-                arguments: Cow::Owned(j.args_field.trim().to_owned()),
+            let name = if j.name_is_key {
+                CallName::NameAsKey
+            } else {
+                CallName::JsonFields {
+                    name: Cow::Owned(j.name_field.trim().to_owned()),
+                    arguments: Cow::Owned(j.args_field.trim().to_owned()),
+                }
             };
-            if !per_call_start.is_empty() {
+            if j.array_wrapped {
+                // The array's markers: the per-call ones (`<TOOLCALL>[…]</TOOLCALL>`) or the section's
+                // (`[TOOL_CALLS] […]`); a closer may be missing, the `]` ends the block.
+                let (opener, closer) = match (section_start.is_empty(), per_call_start.is_empty()) {
+                    (true, false) => (per_call_start, per_call_end),
+                    (false, true) => (section_start, section_end),
+                    (false, false) => return Err(NotDescribed::ArrayWrapped),
+                    (true, true) => return Err(NotDescribed::NoCallMarker),
+                };
+                let separator = match k.call_separator.trim() {
+                    "," => k.call_separator.clone(),
+                    _ => ", ".to_owned(),
+                };
+                CallFormat {
+                    section: Some((Cow::Owned(opener.to_owned()), Cow::Owned(closer.to_owned()))),
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator: Cow::Owned(separator),
+                    array: true,
+                }
+            } else if !per_call_start.is_empty() {
                 let section = section(section_start, section_end)?;
                 CallFormat {
                     section_optional: section.is_some(),
@@ -188,6 +276,7 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     call_end: Cow::Owned(per_call_end.to_owned()),
                     padding: Cow::Owned(trailing_ws(&k.per_call_start).to_owned()),
                     separator,
+                    array: false,
                 }
             } else if !section_start.is_empty() {
                 // One call per section: the section markers frame each call.
@@ -199,24 +288,41 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     call_end: Cow::Owned(section_end.to_owned()),
                     padding: Cow::Owned(trailing_ws(&k.tool_section_start).to_owned()),
                     separator: Cow::Borrowed(""),
+                    array: false,
                 }
             } else {
-                return Err(NotDescribed::NoCallMarker);
+                // No marker: the parser reads a call only at the very start of the answer.
+                CallFormat {
+                    section: None,
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator,
+                    array: false,
+                }
             }
         }
         ToolFormat::TagWithJson => {
-            if analysis.call_id != CallIdPosition::None {
-                return Err(NotDescribed::CallIdInMarkup);
-            }
             let prefix = m(&k.func_name_prefix);
             let name_suffix = m(&k.func_name_suffix);
             let args_start = json_delimiter(&k.args_start);
             let args_end = json_delimiter(&k.args_end);
             let func_close = m(&k.func_close);
-            let mut counter = name_suffix.chars();
-            if counter.next() == Some(':') && counter.next().is_some_and(|c| c.is_ascii_digit()) {
-                return Err(NotDescribed::CounterInSuffix);
-            }
+            // An id between the name and the arguments (`NAME[CALL_ID]id[ARGS]{…}`), which the parser
+            // keeps as the call's id, is written as a counter: digits, one of the ids it reads.
+            let (id_prefix, name_suffix) = match analysis.call_id {
+                CallIdPosition::None => (None, name_suffix),
+                CallIdPosition::BetweenFuncAndArgs
+                    if name_suffix.is_empty() && !m(&k.call_id_prefix).is_empty() =>
+                {
+                    (Some(m(&k.call_id_prefix)), m(&k.call_id_suffix))
+                }
+                _ => return Err(NotDescribed::CallIdInMarkup),
+            };
+            // A counter the analysis reads as part of the name suffix (Kimi's `NAME:0`) is written as
+            // the suffix says, `:0` on every call, which the parser reads as it reads the first.
             // Arguments opened with a Markdown fence (```json) are closed by one.
             let fence = if name_suffix.contains("```") || args_start.contains("```") {
                 "```"
@@ -254,12 +360,13 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 call_begin: Cow::Owned(call_begin.to_owned()),
                 name: CallName::Tagged {
                     prefix: Cow::Owned(prefix.to_owned()),
-                    index_separator: None,
+                    index_separator: id_prefix.map(|id| Cow::Owned(id.to_owned())),
                     suffix: Cow::Owned(suffix),
                 },
                 call_end: Cow::Owned([fence, args_end, func_close, block_end].concat()),
                 padding: Cow::Owned(padding.to_owned()),
                 separator,
+                array: false,
             }
         }
     };
@@ -269,8 +376,10 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
         ReasoningMarkers {
             open: Cow::Owned(start.to_owned()),
             close: Cow::Owned(end.to_owned()),
-            // The parser holds a call block that opens inside reasoning (`BlockInReasoning::Hold`).
-            ended_by_calls: false,
+            // The parser holds a call block that opens inside reasoning (`BlockInReasoning::Hold`) and
+            // reads it as calls when it ends the output: the only way the grammar lets a block end
+            // reasoning (its calls, then nothing but whitespace).
+            ended_by_calls: true,
         }
     });
     let openers = [section_start, per_call_start, calls.call_begin.as_ref()];

@@ -71,6 +71,7 @@ pub fn glm_format(padding: &'static str) -> FormatDescription {
             call_end: TOOL_CALL_END.into(),
             padding: padding.into(),
             separator: padding.into(),
+            array: false,
         },
         reserved: RESERVED.iter().map(|&token| token.into()).collect(),
     }

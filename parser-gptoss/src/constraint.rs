@@ -56,6 +56,7 @@ use parser_core::constraint::{
 };
 use parser_core::{Error, ErrorKind, ParseOptions, ToolSchema};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use crate::header::Field;
 use crate::markers::*;
@@ -145,7 +146,7 @@ fn harmony_grammar(
             format!("call_{at}"),
             Node::Seq(vec![
                 call_header_node(&tool.name),
-                Node::Json(tool.parameters().clone()),
+                Node::Json(tool.shared_parameters().clone()),
             ]),
         ));
     }
@@ -177,7 +178,7 @@ fn harmony_grammar(
     let answer = match json {
         Some(schema) => Node::Seq(vec![
             Node::Ws,
-            Node::Json(schema.clone()),
+            Node::Json(Arc::new(schema.clone())),
             Node::Ws,
             Node::Opt(Box::new(lit(RETURN))),
         ]),
@@ -221,7 +222,7 @@ fn harmony_grammar(
                     ))));
                 };
                 Node::Seq(vec![
-                    Node::Json(tools[at].parameters().clone()),
+                    Node::Json(tools[at].shared_parameters().clone()),
                     Node::Ref("after_call".into()),
                 ])
             }
@@ -245,6 +246,17 @@ fn harmony_grammar(
     Ok(Grammar { rules })
 }
 
+/// A JSON object of these members, in this order, each value moved in. `json!` serializes every
+/// `Value` it interpolates into a new one, which copies each tool's schema once per level of nesting
+/// it is interpolated at; this does not.
+macro_rules! object {
+    ($($key:literal: $value:expr),* $(,)?) => {{
+        let mut map = serde_json::Map::new();
+        $(map.insert($key.to_owned(), Value::from($value));)*
+        Value::Object(map)
+    }};
+}
+
 /// The xgrammar structural tag: each call a `tag` from its header to `<|call|>` with the arguments'
 /// `json_schema` inside; analysis before the reply is one optional `tag` (`auto`: free text before
 /// `triggered_tags`).
@@ -258,75 +270,84 @@ fn structural_tag(
     let tags: Vec<Value> = tools
         .iter()
         .map(|tool| {
-            json!({
+            object! {
                 "type": "tag",
                 "begin": format!("{CHANNEL}{}", call_header(&tool.name)),
-                "content": {"type": "json_schema", "json_schema": tool.parameters()},
+                "content": object! {"type": "json_schema", "json_schema": tool.parameters().clone()},
                 "end": CALL,
-            })
+            }
         })
         .collect();
-    let answer = match json {
-        Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+    let answer = || match json {
+        Some(schema) => object! {"type": "json_schema", "json_schema": schema.clone()},
         None => json!({"type": "any_text"}),
     };
-    let final_tag = json!({
-        "type": "tag",
-        "begin": format!("{CHANNEL}{FINAL}{MESSAGE}"),
-        "content": answer.clone(),
-        "end": RETURN,
-    });
-    let calls = json!({
-        "type": "tags_with_separator",
-        "tags": tags,
-        "separator": NEXT,
-        "at_least_one": true,
-        "stop_after_first": !parallel,
-    });
+    let final_tag = || {
+        object! {
+            "type": "tag",
+            "begin": format!("{CHANNEL}{FINAL}{MESSAGE}"),
+            "content": answer(),
+            "end": RETURN,
+        }
+    };
+    let calls = |tags: Vec<Value>| {
+        object! {
+            "type": "tags_with_separator",
+            "tags": tags,
+            "separator": NEXT,
+            "at_least_one": true,
+            "stop_after_first": !parallel,
+        }
+    };
     let reply = if tools.is_empty() {
-        final_tag
+        final_tag()
     } else if required {
-        calls
+        calls(tags)
     } else if json.is_some() {
-        json!({"type": "or", "elements": [final_tag, calls]})
+        object! {"type": "or", "elements": vec![final_tag(), calls(tags)]}
     } else {
         let trigger = format!("{CHANNEL}{COMMENTARY} {RECIPIENT}{FUNCTIONS}");
-        return json!({"type": "structural_tag", "format": {
+        return object! {"type": "structural_tag", "format": object! {
             "type": "triggered_tags",
-            "triggers": [trigger],
+            "triggers": vec![trigger],
             "tags": tags,
             "at_least_one": false,
             "stop_after_first": !parallel,
-        }});
+        }};
     };
-    let analysis = json!({
+    let analysis = object! {
         "type": "tag",
         "begin": format!("{CHANNEL}{ANALYSIS}{MESSAGE}"),
-        "content": {"type": "any_text"},
+        "content": json!({"type": "any_text"}),
         "end": format!("{END}{NEXT}"),
-    });
+    };
     let format = match start {
-        Start::Lead => json!({"type": "sequence", "elements": [
-            {"type": "optional", "content": analysis},
+        Start::Lead => object! {"type": "sequence", "elements": vec![
+            object! {"type": "optional", "content": analysis},
             reply,
-        ]}),
-        Start::Body(Field::Content) if tools.is_empty() => answer,
+        ]},
+        Start::Body(Field::Content) if tools.is_empty() => answer(),
         Start::Call(name) => {
             let schema = tools
                 .iter()
                 .find(|tool| &tool.name == name)
                 .map_or(json!({"type": "object"}), |tool| tool.parameters().clone());
-            json!({"type": "sequence", "elements": [
-                {"type": "json_schema", "json_schema": schema},
-                {"type": "const_string", "value": CALL},
-            ]})
+            object! {"type": "sequence", "elements": vec![
+                object! {"type": "json_schema", "json_schema": schema},
+                object! {"type": "const_string", "value": CALL},
+            ]}
         }
-        Start::Body(_) | Start::Header(_) => json!({"type": "sequence", "elements": [
-            {"type": "tag", "begin": "", "content": {"type": "any_text"}, "end": format!("{END}{NEXT}")},
+        Start::Body(_) | Start::Header(_) => object! {"type": "sequence", "elements": vec![
+            object! {
+                "type": "tag",
+                "begin": "",
+                "content": json!({"type": "any_text"}),
+                "end": format!("{END}{NEXT}"),
+            },
             reply,
-        ]}),
+        ]},
     };
-    json!({"type": "structural_tag", "format": format})
+    object! {"type": "structural_tag", "format": format}
 }
 
 parser_core::inventory::submit! {

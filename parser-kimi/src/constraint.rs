@@ -57,6 +57,7 @@ pub fn kimi_format(open: &'static str, close: &'static str) -> FormatDescription
             call_end: CALL_END.into(),
             padding: "".into(),
             separator: "".into(),
+            array: false,
         },
         reserved,
     }

@@ -55,6 +55,7 @@ pub fn hermes_format(reasoning: bool) -> FormatDescription {
             call_end: TOOL_CALL_END.into(),
             padding: "\n".into(),
             separator: "\n".into(),
+            array: false,
         },
         reserved: EOS.iter().map(|&token| token.into()).collect(),
     }
@@ -121,6 +122,7 @@ pub fn xml_format() -> FormatDescription {
             call_end: TOOL_CALL_END.into(),
             padding: "\n".into(),
             separator: "\n".into(),
+            array: false,
         },
         reserved,
     }

@@ -5,6 +5,13 @@
 //! tool-call modes, the markers, the capabilities, the preserved tokens and the route a model with that
 //! template takes when its name is unknown. This is what to run when a new model misbehaves.
 //!
+//! Each report ends with a grammar section ([`grammar_section`]): the constrained-decoding grammar of
+//! the route a model with that template takes (its family's, or the generic parser's, built from the
+//! analysis by `parser_auto::Prepared::constraint`) for `tool_choice: auto` with a sample tool and the
+//! template's generation prompt as the prompt tail: the Lark grammar, whether it is lazy, its triggers
+//! and preserved tokens, and with `--gbnf` / `--structural-tag` the other renderings; or why the
+//! format has none.
+//!
 //! With `--all DIR`: analyses every `*.jinja` file of `DIR` and prints one markdown table, a row per
 //! template (route, reasoning mode, tool-call format and the key markers), then the count per route.
 //!
@@ -16,10 +23,12 @@ use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use parser_auto::Route;
 use parser_auto::analyze::{Analysis, report};
+use parser_auto::constraint::ConstraintRequest;
 use parser_auto::template::ChatTemplate;
+use parser_auto::{ParseOptions, Route, Tools};
 
 use crate::flags;
 
@@ -27,7 +36,7 @@ use crate::flags;
 pub fn run(flags: &flags::Analyze) -> Result<ExitCode, String> {
     match &flags.all {
         Some(dir) => table(&locate(dir)),
-        None => reports(&flags.templates),
+        None => reports(flags),
     }
 }
 
@@ -73,8 +82,9 @@ fn analysis(template: &ChatTemplate) -> Result<std::sync::Arc<Analysis>, String>
     })
 }
 
-/// `analyze TEMPLATE...`: the report of each.
-fn reports(paths: &[PathBuf]) -> Result<ExitCode, String> {
+/// `analyze TEMPLATE...`: the report of each, with its grammar section.
+fn reports(flags: &flags::Analyze) -> Result<ExitCode, String> {
+    let paths = &flags.templates;
     let mut failed = false;
     for (at, path) in paths.iter().enumerate() {
         let path = locate(path);
@@ -86,7 +96,10 @@ fn reports(paths: &[PathBuf]) -> Result<ExitCode, String> {
             println!("== {} ==", path.display());
         }
         match load(&path).and_then(|template| Ok((analysis(&template)?, template))) {
-            Ok((analysis, template)) => print!("{}", report(&template, &analysis)),
+            Ok((analysis, template)) => {
+                print!("{}", report(&template, &analysis));
+                print!("{}", grammar_section(&template, &analysis, flags));
+            }
             Err(why) => {
                 failed = true;
                 eprintln!("error: {}: {why}", path.display());
@@ -98,6 +111,71 @@ fn reports(paths: &[PathBuf]) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The tool the grammar section's grammar is built for.
+fn sample_tools() -> Tools {
+    let tools = serde_json::json!([{"type": "function", "function": {
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer"}
+            },
+            "required": ["city"]
+        }
+    }}]);
+    Tools::from_json(&tools).expect("the sample tool is valid")
+}
+
+/// The grammar section of a template's report: the constraint of the route a model with this template
+/// takes, for `tool_choice: auto` with [`sample_tools`], the template's generation prompt as the
+/// prompt tail. The Lark grammar, laziness, triggers and preserved tokens; with the flags, the GBNF and
+/// the structural tag. A format without a constraint says why.
+pub fn grammar_section(
+    template: &ChatTemplate,
+    analysis: &Analysis,
+    flags: &flags::Analyze,
+) -> String {
+    let mut out = String::from(
+        "\nGrammar (tool_choice auto, a sample `get_weather` tool, the generation prompt as the tail):\n",
+    );
+    let prepared = match parser_auto::prepare(None, Some(template)) {
+        Ok(prepared) => prepared,
+        Err(error) => return out + &format!("  none: the template is not prepared: {error}\n"),
+    };
+    let options = ParseOptions::new()
+        .with_prompt_tail(analysis.generation_prompt.clone())
+        .with_tools(Arc::new(sample_tools()));
+    let constraint = match prepared.constraint(&options, &ConstraintRequest::default()) {
+        None => return out + "  none: this route's format has no constraint\n",
+        Some(Err(error)) => return out + &format!("  none: {error}\n"),
+        Some(Ok(constraint)) => constraint,
+    };
+    let indent =
+        |text: &str| -> String { text.lines().map(|line| format!("    {line}\n")).collect() };
+    out += &format!(
+        "  route: {}\n",
+        route_cell(&prepared.route).replace('`', "")
+    );
+    out += &format!("  lazy: {}\n", constraint.lazy);
+    out += &format!("  trigger words: {:?}\n", constraint.triggers.words);
+    out += &format!("  trigger patterns: {:?}\n", constraint.triggers.patterns);
+    out += &format!("  preserved tokens: {:?}\n", constraint.preserved_tokens);
+    out += "  Lark:\n";
+    out += &indent(&constraint.lark);
+    if flags.gbnf {
+        out += "  GBNF:\n";
+        out += &indent(&constraint.gbnf);
+    }
+    if flags.structural_tag {
+        let tag = serde_json::to_string_pretty(&constraint.structural_tag).unwrap_or_default();
+        out += "  structural tag:\n";
+        out += &indent(&tag);
+    }
+    out
 }
 
 /// `analyze --all DIR`: one markdown row per `*.jinja` file.
@@ -270,5 +348,44 @@ mod tests {
         assert!(markers.contains("arg `<parameter=`"), "{markers}");
         assert_eq!(tools_cell(&analysis), "TagWithTagged");
         assert!(load(&dir.join("no-such-template.jinja")).is_err());
+    }
+
+    /// The grammar section of a template of each kind: a family's route, the generic parser's (JSON
+    /// calls in an array), and a template without calls.
+    #[test]
+    fn grammar_sections() {
+        let dir = crate::project_root().join("templates");
+        let section = |name: &str, flags: &flags::Analyze| {
+            let template = load(&dir.join(name)).unwrap();
+            grammar_section(&template, &analysis(&template).unwrap(), flags)
+        };
+        let plain = flags::Analyze::default();
+        let all = flags::Analyze {
+            gbnf: true,
+            structural_tag: true,
+            ..flags::Analyze::default()
+        };
+
+        let coder = section("Qwen3-Coder.jinja", &plain);
+        assert!(coder.contains("  lazy: true\n"), "{coder}");
+        assert!(
+            coder.contains(r#"trigger words: ["<tool_call>"]"#),
+            "{coder}"
+        );
+        assert!(coder.contains("    start: "), "{coder}");
+        assert!(coder.contains(r#""<parameter=city>""#), "{coder}");
+        assert!(!coder.contains("GBNF:") && !coder.contains("structural tag:"));
+
+        let nemotron = section("NVIDIA-Nemotron-Nano-v2.jinja", &all);
+        assert!(nemotron.contains("route: analyzer"), "{nemotron}");
+        assert!(
+            nemotron.contains(r#"trigger words: ["<TOOLCALL>"]"#),
+            "{nemotron}"
+        );
+        assert!(nemotron.contains("  GBNF:\n    root ::= "), "{nemotron}");
+        assert!(nemotron.contains(r#""begin": "<TOOLCALL>[""#), "{nemotron}");
+
+        let gemma = section("google-gemma-2-2b-it.jinja", &plain);
+        assert!(gemma.contains("  none: "), "{gemma}");
     }
 }

@@ -32,6 +32,12 @@ Commands:
       misbehaves.
       --all DIR       every *.jinja file of DIR, as one markdown table (template, route,
                       reasoning, tools, key markers)
+      Each report ends with the constrained-decoding grammar of the route taken (a family's, or the
+      generic parser's from the analysis): tool_choice auto for a sample get_weather tool, the
+      template's generation prompt as the prompt tail; the Lark grammar, whether it is lazy, its
+      triggers and preserved tokens (or why there is none).
+      --gbnf            also the GBNF grammar
+      --structural-tag  also the xgrammar structural tag
 
   fuzz [--family F|all] [--minutes N] [--inputs N] [--seed S] [--jobs J] [-- ARGS...]
       Adversarial runs (cargo run --release -p fuzz): grammar-generated outputs of each family,
@@ -112,6 +118,10 @@ pub struct Analyze {
     pub templates: Vec<PathBuf>,
     /// `--all DIR`: every `*.jinja` of the directory, as a table.
     pub all: Option<PathBuf>,
+    /// `--gbnf`: each report's grammar section shows the GBNF grammar too.
+    pub gbnf: bool,
+    /// `--structural-tag`: each report's grammar section shows the structural tag too.
+    pub structural_tag: bool,
 }
 
 /// Flags of `new-family`.
@@ -222,6 +232,14 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             let mut flags = Analyze::default();
             while let Some(arg) = args.next() {
                 let dir = match arg.as_str() {
+                    "--gbnf" => {
+                        flags.gbnf = true;
+                        continue;
+                    }
+                    "--structural-tag" => {
+                        flags.structural_tag = true;
+                        continue;
+                    }
                     "--all" => match args.next() {
                         Some(dir) if !dir.starts_with('-') => dir,
                         _ => return Err("analyze: `--all` needs a directory".to_owned()),
@@ -246,6 +264,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 (Some(_), false) => {
                     Err("analyze: give templates or --all DIR, not both".to_owned())
                 }
+                (Some(_), true) if flags.gbnf || flags.structural_tag => Err(
+                    "analyze: --gbnf and --structural-tag go with templates, not --all".to_owned(),
+                ),
                 _ => Ok(Command::Analyze(flags)),
             }
         }
@@ -326,21 +347,30 @@ mod tests {
             parse_str("analyze a.jinja models/m"),
             Ok(Command::Analyze(Analyze {
                 templates: vec!["a.jinja".into(), "models/m".into()],
-                all: None,
+                ..Analyze::default()
+            }))
+        );
+        assert_eq!(
+            parse_str("analyze --gbnf a.jinja --structural-tag"),
+            Ok(Command::Analyze(Analyze {
+                templates: vec!["a.jinja".into()],
+                gbnf: true,
+                structural_tag: true,
+                ..Analyze::default()
             }))
         );
         assert_eq!(
             parse_str("analyze --all templates"),
             Ok(Command::Analyze(Analyze {
-                templates: vec![],
                 all: Some("templates".into()),
+                ..Analyze::default()
             }))
         );
         assert_eq!(
             parse_str("analyze --all=templates"),
             Ok(Command::Analyze(Analyze {
-                templates: vec![],
                 all: Some("templates".into()),
+                ..Analyze::default()
             }))
         );
         for bad in [
@@ -349,6 +379,7 @@ mod tests {
             "analyze --all a --all b",
             "analyze --all a x.jinja",
             "analyze --json x.jinja",
+            "analyze --all a --gbnf",
         ] {
             assert!(parse_str(bad).is_err(), "{bad}");
         }

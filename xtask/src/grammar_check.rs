@@ -5,7 +5,11 @@
 //! calls our parser reads as valid gives grammars to check, built with the case's tools (given, or
 //! inferred from its calls) by `parser-core/tests-support/family.rs`'s `case_verdict`, the same decision
 //! the families' grammar tests make: the `required` grammar on the whole output, else the lazy `auto`
-//! grammar on the output from its trigger. From that accepted output come the requests:
+//! grammar on the output from its trigger. The generic parser is checked the same way, over every
+//! corpus case that names its template: the parser of that template's analysis and its constraint
+//! (`auto:TEMPLATE` in the report), for every template whose analysis finds calls in a format
+//! `parser_auto::generic::constraint` describes, whatever route a model with that template takes.
+//! From that accepted output come the requests:
 //!
 //! - the accepting request itself; the same with parallel calls on (one call) or off (several calls:
 //!   refused); a named function when every call is of one function; `none` (refused);
@@ -30,9 +34,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use parser_core::constraint::{Constraint, ConstraintRequest, ToolChoice};
+use parser_auto::analyze::ToolFormat;
+use parser_auto::generic::GenericParserFactory;
+use parser_auto::generic::constraint::format_description;
+use parser_auto::template::ChatTemplate;
+use parser_core::constraint::{Constraint, ConstraintRequest, ReasoningStart, ToolChoice};
 use parser_core::testing::{Case, load_cases};
-use parser_core::{ParseOptions, ParserEntry, ToolCall};
+use parser_core::{ParseOptions, ParsedMessage, ToolCall};
 use serde_json::{Value, json};
 
 use crate::family::{self, Accepted, Verdict};
@@ -47,9 +55,10 @@ pub fn run() -> Result<ExitCode, String> {
     let python = venv(&root)?;
     let mut lines: Vec<Value> = Vec::new();
     let mut lark_disagrees: Vec<String> = Vec::new();
-    let mut per_parser: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    let mut per_parser: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut strict_skipped = 0;
-    for case in corpus(&root)? {
+    let cases = corpus(&root)?;
+    for case in &cases {
         let Ok(entry) = parser_core::find_for_model(&case.model) else {
             continue;
         };
@@ -61,22 +70,51 @@ pub fn run() -> Result<ExitCode, String> {
         let eos: Vec<&str> = (entry.special_tokens.iter().copied())
             .filter(|token| !probe.preserved_tokens.iter().any(|p| p == token))
             .collect();
-        let counts = per_parser.entry(entry.name).or_default();
+        let counts = per_parser.entry(entry.name.to_owned()).or_default();
         counts.0 += 1;
-        let accepted = match family::case_verdict(entry, &case, &eos) {
+        let accepted = match family::case_verdict(entry, case, &eos) {
             Verdict::Whole(accepted) | Verdict::FromTrigger(accepted) => accepted,
             Verdict::Skipped | Verdict::Refused(_) => continue,
         };
         counts.1 += 1;
         for line in case_lines(
             entry,
-            &case,
+            case,
             &accepted,
             &mut lark_disagrees,
             &mut strict_skipped,
         ) {
             lines.push(line);
         }
+    }
+    // The generic parser of every case's template whose format its constraint describes, whatever
+    // route a model with that template takes.
+    let mut generic: BTreeMap<String, Option<Generic>> = BTreeMap::new();
+    for case in &cases {
+        let Some(template) = &case.template else {
+            continue;
+        };
+        let parser = generic
+            .entry(template.clone())
+            .or_insert_with(|| Generic::of(&root, template));
+        let Some(parser) = parser else {
+            continue;
+        };
+        let eos: Vec<&str> = parser.end_tokens.iter().map(String::as_str).collect();
+        let counts = per_parser.entry(parser.name.clone()).or_default();
+        counts.0 += 1;
+        let accepted = match family::case_verdict(parser, case, &eos) {
+            Verdict::Whole(accepted) | Verdict::FromTrigger(accepted) => accepted,
+            Verdict::Skipped | Verdict::Refused(_) => continue,
+        };
+        counts.1 += 1;
+        lines.extend(case_lines(
+            parser,
+            case,
+            &accepted,
+            &mut lark_disagrees,
+            &mut strict_skipped,
+        ));
     }
     println!(
         "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars):"
@@ -132,6 +170,70 @@ pub fn run() -> Result<ExitCode, String> {
     })
 }
 
+/// The generic parser of one template's analysis (`auto:TEMPLATE` in reports).
+struct Generic {
+    name: String,
+    factory: GenericParserFactory,
+    /// The template's end-of-turn markers that are not the format's own: trailing ones are dropped
+    /// from the outputs.
+    end_tokens: Vec<String>,
+}
+
+impl Generic {
+    /// The generic parser of `templates/TEMPLATE`, when its analysis finds calls in a format the
+    /// constraint describes.
+    fn of(root: &Path, template: &str) -> Option<Generic> {
+        let loaded = ChatTemplate::from_file(&root.join("templates").join(template)).ok()?;
+        let analysis = parser_auto::analysis_for(&loaded);
+        if analysis.tools == ToolFormat::None {
+            return None;
+        }
+        let format = format_description(&analysis).ok()?;
+        let preserved = format
+            .constraint(None, ReasoningStart::Off, &ConstraintRequest::default())
+            .ok()?
+            .preserved_tokens;
+        let end_tokens = (analysis.end_of_turn.iter())
+            .map(|token| token.trim().to_owned())
+            .filter(|token| !token.is_empty() && !preserved.contains(token))
+            .collect();
+        Some(Generic {
+            name: format!("auto:{template}"),
+            factory: GenericParserFactory::new(analysis),
+            end_tokens,
+        })
+    }
+}
+
+impl family::Constrained for Generic {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn parse(&self, options: &ParseOptions, output: &str) -> ParsedMessage {
+        self.factory.parser(options).parse(output)
+    }
+
+    fn constraint(
+        &self,
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Option<Result<Constraint, parser_core::Error>> {
+        Some(self.factory.constraint(options, request))
+    }
+
+    fn reasoning_closers(&self) -> Vec<String> {
+        vec![
+            self.factory
+                .analysis()
+                .markers
+                .reasoning_end
+                .trim()
+                .to_owned(),
+        ]
+    }
+}
+
 /// Every corpus case, file by file in name order.
 fn corpus(root: &Path) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
@@ -152,7 +254,7 @@ fn corpus(root: &Path) -> Result<Vec<Case>, String> {
 
 /// The grammars one accepted output gives, each with what it must accept and refuse.
 fn case_lines(
-    entry: &ParserEntry,
+    entry: &dyn family::Constrained,
     case: &Case,
     accepted: &Accepted,
     lark_disagrees: &mut Vec<String>,
@@ -230,7 +332,7 @@ fn case_lines(
     grammars
         .into_iter()
         .flat_map(|(request, constraint, accept, refuse)| {
-            let name = format!("{} {} [{request}]", entry.name, case.id);
+            let name = format!("{} {} [{request}]", entry.name(), case.id);
             let mut keep = |texts: Vec<String>, expected: bool| -> Vec<String> {
                 texts
                     .into_iter()

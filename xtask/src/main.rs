@@ -13,7 +13,8 @@
 //! - `cargo xtask conformance [--family NAME] [--verbose]`: every corpus case through its parser, one-shot
 //!   and streamed; see [`conformance`].
 //! - `cargo xtask analyze TEMPLATE...` / `cargo xtask analyze --all DIR`: what the differential analysis
-//!   finds in chat templates, and the route each takes; see [`analyze`].
+//!   finds in chat templates, the route each takes and its constrained-decoding grammar (`--gbnf`,
+//!   `--structural-tag` for the other renderings); see [`analyze`].
 //! - `cargo xtask fuzz [--family F] [--minutes N] [--inputs N] [--seed S] [--jobs J]`: adversarial runs of
 //!   every family's parsers (the `fuzz` crate, in release mode); see [`fuzz`](mod@fuzz).
 //! - `cargo xtask new-family NAME`: a new family crate `parser-NAME`, wired into the workspace, parser-auto,

@@ -4,7 +4,8 @@
 //!
 //! Run it as `cargo xtask bench` (which is `cargo run --release -p benchmarks --bin bench-table`). A debug
 //! build prints a warning: its numbers mean nothing. `--quick` does 3 runs of 20 ms instead of 5 of 200 ms,
-//! to check that everything works; its numbers are not for reporting.
+//! to check that everything works; its numbers are not for reporting. `--only constraint` measures the
+//! constrained-decoding section alone (`cargo xtask bench -- --only constraint`).
 //!
 //! DeepSeek V3.1, the reference, gets every row (three sizes, construction counted and not, registry
 //! lookup, whole-stream allocations); the other formats get the rows that carry a target. A format whose
@@ -34,8 +35,8 @@ use std::time::Duration;
 
 use benchmarks::counting::{self, Counting};
 use benchmarks::{
-    DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status,
-    chunks, consume, stream,
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, DEEPSEEK_V31, FORMATS, Format, Harness, LONG_ARGUMENT_PATH,
+    Measurement, ParserFactory, Status, chunks, consume, realistic_tools, stream,
 };
 use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
@@ -119,7 +120,12 @@ impl Section {
 }
 
 fn main() -> ExitCode {
-    let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|arg| arg == "--quick");
+    // `--only constraint`: the constrained-decoding section alone.
+    let only_constraint = args
+        .windows(2)
+        .any(|pair| pair[0] == "--only" && pair[1] == "constraint");
     let harness = if quick {
         Harness {
             min_run: Duration::from_millis(20),
@@ -130,6 +136,13 @@ fn main() -> ExitCode {
     };
 
     print_header(&harness, quick);
+    if only_constraint {
+        return if constraint_section(&harness) {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
     let sections: Vec<Section> = FORMATS
         .iter()
         .map(|&format| {
@@ -897,76 +910,9 @@ fn per_push(calls: u64, pushes: u64) -> String {
 }
 
 /// The parsers whose constraint building is measured, with a prompt tail each (where the output starts).
-const CONSTRAINT_PARSERS: &[(&str, &str)] = &[
-    ("qwen3", "<|im_start|>assistant\n"),
-    ("kimi-k2-thinking", "<|im_assistant|>assistant<|im_middle|>"),
-];
-
-/// Tools in a request of the constraint rows.
-const CONSTRAINT_TOOLS: usize = 20;
-
-/// `count` tools with schemas of the sizes real APIs have: a description, 3 to 7 typed properties
-/// (strings with descriptions and lengths, enums, bounded integers, numbers, booleans, arrays of
-/// strings, one nested object), some required, `additionalProperties: false` on half of them.
-fn realistic_tools(count: usize) -> Value {
-    let tools: Vec<Value> = (0..count)
-        .map(|i| {
-            let mut properties = serde_json::Map::new();
-            properties.insert(
-                "query".into(),
-                serde_json::json!({"type": "string", "description": "What to look for, in plain words.", "minLength": 1, "maxLength": 200}),
-            );
-            properties.insert(
-                "unit".into(),
-                serde_json::json!({"type": "string", "enum": ["metric", "imperial", "standard"], "description": "Units of the result."}),
-            );
-            properties.insert(
-                "limit".into(),
-                serde_json::json!({"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many results."}),
-            );
-            if i % 2 == 0 {
-                properties.insert(
-                    "tags".into(),
-                    serde_json::json!({"type": "array", "items": {"type": "string"}, "maxItems": 10}),
-                );
-            }
-            if i % 3 == 0 {
-                properties.insert(
-                    "filters".into(),
-                    serde_json::json!({"type": "object", "properties": {
-                        "since": {"type": "string", "format": "date"},
-                        "verified": {"type": "boolean"},
-                        "score": {"type": "number"}
-                    }, "required": ["since"], "additionalProperties": false}),
-                );
-            }
-            if i % 4 == 0 {
-                properties.insert(
-                    "mode".into(),
-                    serde_json::json!({"type": ["string", "null"], "description": "An optional mode."}),
-                );
-            }
-            let mut parameters = serde_json::json!({
-                "type": "object",
-                "properties": properties,
-                "required": ["query"],
-            });
-            if i % 2 == 1 {
-                parameters["additionalProperties"] = Value::Bool(false);
-            }
-            serde_json::json!({"type": "function", "function": {
-                "name": format!("tool_{i:02}_lookup"),
-                "description": "Looks something up in one of the services the assistant can reach.",
-                "parameters": parameters,
-            }})
-        })
-        .collect();
-    Value::Array(tools)
-}
-
-/// Times building the constraint of a request with [`CONSTRAINT_TOOLS`] tools (`ParserEntry::constraint`:
-/// every form, `auto` and `required`), per parser; prints its table. True when a constraint could not be
-/// built.
+/// Times building the constraint of a request with [`CONSTRAINT_TOOLS`] tools (every form, `auto` and
+/// `required`), per parser of [`CONSTRAINT_CASES`]; prints its table. True when a constraint could not
+/// be built.
 fn constraint_section(harness: &Harness) -> bool {
     use parser_auto::constraint::{ConstraintRequest, ToolChoice};
 
@@ -977,23 +923,23 @@ fn constraint_section(harness: &Harness) -> bool {
     let _ = writeln!(
         out,
         "Building the `Constraint` (Lark, GBNF, structural tag, triggers, preserved tokens) of one request \
-         with {CONSTRAINT_TOOLS} tools (3 to 7 typed properties each), `ParserEntry::constraint`.\n"
+         with {CONSTRAINT_TOOLS} tools (3 to 7 typed properties each): `ParserEntry::constraint`, or \
+         `GenericParserFactory::constraint` for a template's analysis.\n"
     );
     out.push_str("| Measurement | Measured | Range of runs | Target | Status |\n");
     out.push_str("|---|---|---|---|---|\n");
     let mut problems = false;
     let (mut passed, mut missed) = (0, 0);
-    for (name, tail) in CONSTRAINT_PARSERS {
-        let Ok(entry) = parser_auto::entry_by_name(name) else {
-            let _ = writeln!(
-                out,
-                "| `{name}` | not registered yet | — | ≤ 50 µs | info |"
-            );
-            continue;
+    for case in CONSTRAINT_CASES {
+        let name = case.label();
+        let builder = match case.builder() {
+            Ok(builder) => builder,
+            Err(why) => {
+                let _ = writeln!(out, "| `{name}` | {why} | — | ≤ 50 µs | info |");
+                continue;
+            }
         };
-        let options = parser_auto::ParseOptions::new()
-            .with_prompt_tail(*tail)
-            .with_tools(tools.clone());
+        let options = case.options(tools.clone());
         for choice in [ToolChoice::Auto, ToolChoice::Required] {
             let request = ConstraintRequest {
                 tool_choice: choice.clone(),
@@ -1005,8 +951,8 @@ fn constraint_section(harness: &Harness) -> bool {
                 "required"
             };
             // Check once that it builds, with every tool in it.
-            match entry.constraint(&options, &request) {
-                Some(Ok(c))
+            match builder.build(&options, &request) {
+                Ok(c)
                     if (0..CONSTRAINT_TOOLS)
                         .all(|i| c.lark.contains(&format!("tool_{i:02}_lookup"))) => {}
                 other => {
@@ -1014,12 +960,12 @@ fn constraint_section(harness: &Harness) -> bool {
                     let _ = writeln!(
                         out,
                         "> **Warning**: `{name}` {label}: no constraint with every tool: {:?}\n",
-                        other.map(|r| r.map(|_| "a tool is missing"))
+                        other.map(|_| "a tool is missing")
                     );
                     continue;
                 }
             }
-            let measured = harness.measure(|| entry.constraint(&options, &request));
+            let measured = harness.measure(|| builder.build(&options, &request));
             let (fast, slow) = measured.range_ns();
             let status = Status::check(measured.median_ns() <= 50_000.0);
             match status {

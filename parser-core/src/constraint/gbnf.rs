@@ -26,10 +26,13 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::Value;
 
-use super::grammar::{Grammar, Move, Node, repetition, text_automaton};
+use super::grammar::{
+    Grammar, Move, Node, push_number, repetition, text_automaton, write_any_order_sets,
+};
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
 pub(crate) fn render(grammar: &Grammar) -> String {
@@ -38,35 +41,180 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     for (name, _) in &grammar.rules {
         out.names.insert(rule_name(name), 1);
     }
-    let mut bodies = Vec::with_capacity(grammar.rules.len());
-    for (name, node) in &grammar.rules {
-        let body = out.node(node);
-        bodies.push((rule_name(name), body));
-    }
-    let mut text = String::new();
-    for (at, (name, body)) in bodies.into_iter().enumerate() {
-        let name = if at == 0 { "root".to_owned() } else { name };
-        let _ = writeln!(text, "{name} ::= {body}");
+    let mut text = String::with_capacity(8192);
+    for (at, (name, node)) in grammar.rules.iter().enumerate() {
+        if at == 0 {
+            text.push_str("root");
+        } else {
+            push_rule_name(&mut text, name);
+        }
+        text.push_str(" ::= ");
+        out.node(node, &mut text);
+        text.push('\n');
     }
     for (name, body) in &out.rules {
-        let _ = writeln!(text, "{name} ::= {body}");
+        text.push_str(name);
+        text.push_str(" ::= ");
+        text.push_str(body);
+        text.push('\n');
     }
+    text.push_str(&out.blocks);
     text
 }
 
 /// GBNF rule names are `[a-zA-Z0-9-]+`.
 fn rule_name(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    let mut out = String::with_capacity(name.len());
+    push_rule_name(&mut out, name);
+    out
 }
 
-/// The rules written on the side (JSON values, free text), deduplicated by body.
+fn push_rule_name(out: &mut String, name: &str) {
+    out.extend(
+        name.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
+    );
+}
+
+/// The rules written on the side (JSON values, free text, the sets of an any-order node).
 #[derive(Default)]
 struct Rules {
+    /// Rules by name, deduplicated by body (JSON values).
     rules: Vec<(String, String)>,
     by_body: HashMap<String, String>,
     names: HashMap<String, usize>,
+    /// Whole rules written as text, after the others (text automata, any-order sets).
+    blocks: String,
+    /// The first rule of each text automaton written, by its [`text_key`]: one automaton serves
+    /// every text node with the same markers.
+    texts: HashMap<String, String>,
+    /// Text automata and any-order nodes written so far, which number their rules' prefixes.
+    prefixes: usize,
+    /// The names of the whitespace and string-character rules, once made.
+    ws_rule: Option<String>,
+    char_rule: Option<String>,
+}
+
+/// The rules of one text automaton without their names: the automaton depends on the markers only,
+/// so it is built and rendered once per marker set and named per grammar ([`TEXT_RULES`]).
+struct TextRules {
+    /// Per state: its body, with the byte offsets where a state's name goes (and which state's).
+    states: Vec<(String, Vec<(usize, usize)>)>,
+}
+
+/// Rendered text automata by [`text_key`]. A format's marker sets are few and the same for every
+/// request, while building an automaton is quadratic in the markers' length (DeepSeek's and DSML's
+/// long markers make it the most expensive part of a constraint); so they are kept for the process'
+/// life, up to [`TEXT_RULES_LIMIT`] marker sets (then the cache starts over).
+static TEXT_RULES: LazyLock<Mutex<HashMap<String, Arc<TextRules>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The most marker sets [`TEXT_RULES`] keeps: far more than the formats of one server use.
+const TEXT_RULES_LIMIT: usize = 1024;
+
+/// A text node's markers as one string (each with its length, so that no two sets spell the same).
+fn text_key(exclude: &[String], until: Option<&str>) -> String {
+    let mut key = String::new();
+    for marker in exclude {
+        push_number(&mut key, marker.len() as u64);
+        key.push(':');
+        key.push_str(marker);
+    }
+    if let Some(until) = until {
+        key.push('|');
+        key.push_str(until);
+    }
+    key
+}
+
+impl TextRules {
+    fn new(exclude: &[String], until: Option<&str>) -> TextRules {
+        let automaton = text_automaton(exclude, until);
+        let states = automaton
+            .states
+            .iter()
+            .map(|state| {
+                let mut body = String::new();
+                let mut refs = Vec::new();
+                let alternative = |body: &mut String| {
+                    if !body.is_empty() {
+                        body.push_str(" | ");
+                    }
+                };
+                // Characters that keep no marker prefix go back to state 0 together, as one class;
+                // only the others are spelled out.
+                let special: Vec<char> = state
+                    .moves
+                    .iter()
+                    .filter(|(_, next)| *next != Move::To(0))
+                    .map(|(c, _)| *c)
+                    .collect();
+                if let Some(class) = negated_class(&special) {
+                    body.push_str(&class);
+                    body.push(' ');
+                    refs.push((body.len(), 0));
+                }
+                for (c, next) in &state.moves {
+                    match next {
+                        Move::To(0) | Move::Refused => {}
+                        Move::To(to) => {
+                            alternative(&mut body);
+                            body.push_str(&literal(c.encode_utf8(&mut [0; 4])));
+                            body.push(' ');
+                            refs.push((body.len(), *to));
+                        }
+                        Move::Done => {
+                            alternative(&mut body);
+                            body.push_str(&literal(c.encode_utf8(&mut [0; 4])));
+                        }
+                    }
+                }
+                if until.is_none() {
+                    alternative(&mut body);
+                    body.push_str("\"\"");
+                }
+                (body, refs)
+            })
+            .collect();
+        TextRules { states }
+    }
+
+    /// The cached rules of these markers, built on first use.
+    fn cached(exclude: &[String], until: Option<&str>, key: String) -> Arc<TextRules> {
+        let mut cache = TEXT_RULES
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(rules) = cache.get(&key) {
+            return rules.clone();
+        }
+        if cache.len() >= TEXT_RULES_LIMIT {
+            cache.clear();
+        }
+        let rules = Arc::new(TextRules::new(exclude, until));
+        cache.insert(key, rules.clone());
+        rules
+    }
+
+    /// Writes the rules, state `i` named `PREFIX-si`.
+    fn write(&self, prefix: &str, out: &mut String) {
+        let name = |out: &mut String, state: usize| {
+            out.push_str(prefix);
+            out.push_str("-s");
+            push_number(out, state as u64);
+        };
+        for (state, (body, refs)) in self.states.iter().enumerate() {
+            name(out, state);
+            out.push_str(" ::= ");
+            let mut from = 0;
+            for &(at, to) in refs {
+                out.push_str(&body[from..at]);
+                name(out, to);
+                from = at;
+            }
+            out.push_str(&body[from..]);
+            out.push('\n');
+        }
+    }
 }
 
 impl Rules {
@@ -90,12 +238,29 @@ impl Rules {
             let name = if count == 1 {
                 hint.clone()
             } else {
-                format!("{hint}-{count}")
+                let mut name = String::with_capacity(hint.len() + 3);
+                name.push_str(&hint);
+                name.push('-');
+                push_number(&mut name, count as u64);
+                name
             };
             if !self.names.contains_key(&name) {
                 self.names.insert(hint.clone(), count);
                 self.names.entry(name.clone()).or_insert(1);
                 return name;
+            }
+        }
+    }
+
+    /// A prefix `BASE{n}` for a family of numbered rules (`BASE{n}-…`) that no rule name starts with.
+    fn fresh_prefix(&mut self, base: &str) -> String {
+        loop {
+            self.prefixes += 1;
+            let mut prefix = String::from(base);
+            push_number(&mut prefix, self.prefixes as u64);
+            let dashed = format!("{prefix}-");
+            if !self.names.keys().any(|name| name.starts_with(&dashed)) {
+                return prefix;
             }
         }
     }
@@ -107,79 +272,115 @@ impl Rules {
         self.rules.len() - 1
     }
 
-    fn node(&mut self, node: &Node) -> String {
+    fn node(&mut self, node: &Node, out: &mut String) {
         match node {
-            Node::Lit(text) => literal(text),
+            Node::Lit(text) => push_literal(out, text),
             Node::Seq(items) => {
-                let parts: Vec<String> = items.iter().map(|item| self.node(item)).collect();
-                match parts.len() {
-                    0 => "\"\"".to_owned(),
-                    _ => format!("( {} )", parts.join(" ")),
+                if items.is_empty() {
+                    out.push_str("\"\"");
+                } else {
+                    out.push_str("( ");
+                    for (at, item) in items.iter().enumerate() {
+                        if at > 0 {
+                            out.push(' ');
+                        }
+                        self.node(item, out);
+                    }
+                    out.push_str(" )");
                 }
             }
             Node::Alt(items) => {
-                let parts: Vec<String> = items.iter().map(|item| self.node(item)).collect();
-                format!("( {} )", parts.join(" | "))
+                out.push_str("( ");
+                for (at, item) in items.iter().enumerate() {
+                    if at > 0 {
+                        out.push_str(" | ");
+                    }
+                    self.node(item, out);
+                }
+                out.push_str(" )");
             }
-            Node::Opt(inner) => format!("( {} )?", self.node(inner)),
-            Node::Star(inner) => format!("( {} )*", self.node(inner)),
-            Node::Ws => self.ws(),
-            Node::Digits => "[0-9]+".to_owned(),
-            Node::Json(schema) => self.schema(schema, "args"),
-            Node::Text { exclude, until } => self.text(exclude, until.as_deref()),
-            Node::Ref(name) => rule_name(name),
+            Node::Opt(inner) => {
+                out.push_str("( ");
+                self.node(inner, out);
+                out.push_str(" )?");
+            }
+            Node::Star(inner) => {
+                out.push_str("( ");
+                self.node(inner, out);
+                out.push_str(" )*");
+            }
+            Node::Ws => {
+                let ws = self.ws();
+                out.push_str(&ws);
+            }
+            Node::Digits => out.push_str("[0-9]+"),
+            Node::Json(schema) => {
+                let name = self.schema(schema, "args");
+                out.push_str(&name);
+            }
+            Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
+            Node::Ref(name) => push_rule_name(out, name),
             Node::Chars { except, min, max } => {
-                let class = negated_class(except).unwrap_or_default();
-                format!("{class}{}", repetition(*min, *max))
+                out.push_str(&negated_class(except).unwrap_or_default());
+                out.push_str(&repetition(*min, *max));
             }
+            Node::AnyOrder(items) => self.any_order(items, out),
         }
     }
 
+    /// The whitespace rule's name (made on first use; asked for at every `Node::Ws`).
     fn ws(&mut self) -> String {
-        self.add("ws", "[ \\t\\n\\r]*".to_owned())
+        if let Some(name) = &self.ws_rule {
+            return name.clone();
+        }
+        let name = self.add("ws", "[ \\t\\n\\r]*".to_owned());
+        self.ws_rule = Some(name.clone());
+        name
     }
 
     /// Free text containing none of `exclude` (nor `until`), then `until` if given: one rule per state
-    /// of the automaton that tracks the longest marker prefix just written.
-    fn text(&mut self, exclude: &[String], until: Option<&str>) -> String {
-        let automaton = text_automaton(exclude, until);
-        let base = self.names.len();
-        let first = self.rules.len();
-        let names: Vec<String> = (0..automaton.states.len())
-            .map(|state| self.fresh(&format!("text{base}-s{state}")))
+    /// of the automaton that tracks the longest marker prefix just written. Writes the name of its
+    /// first state.
+    fn text(&mut self, exclude: &[String], until: Option<&str>, out: &mut String) {
+        let key = text_key(exclude, until);
+        if let Some(first) = self.texts.get(&key) {
+            out.push_str(first);
+            return;
+        }
+        let rules = TextRules::cached(exclude, until, key.clone());
+        let prefix = self.fresh_prefix("text");
+        rules.write(&prefix, &mut self.blocks);
+        let first = format!("{prefix}-s0");
+        out.push_str(&first);
+        self.texts.insert(key, first);
+    }
+
+    /// `PREFIX-SET` for each set `SET` (a bit mask) of items already written: the items still to
+    /// write. Writes the name of the first (nothing written yet).
+    fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
+        let prefix = self.fresh_prefix("any");
+        // Each item rendered once; the set rules repeat its text.
+        let rendered: Vec<String> = items
+            .iter()
+            .map(|(item, _)| {
+                let mut text = String::new();
+                self.node(item, &mut text);
+                text
+            })
             .collect();
-        for state in &automaton.states {
-            // Characters that keep no marker prefix go back to state 0 together, as one class; only
-            // the others are spelled out.
-            let special: Vec<char> = state
-                .moves
-                .iter()
-                .filter(|(_, next)| *next != Move::To(0))
-                .map(|(c, _)| *c)
-                .collect();
-            let mut alternatives = Vec::new();
-            if let Some(class) = negated_class(&special) {
-                alternatives.push(format!("{class} {}", names[0]));
-            }
-            for (c, next) in &state.moves {
-                match next {
-                    Move::To(0) => {}
-                    Move::To(to) => {
-                        alternatives.push(format!("{} {}", literal(&c.to_string()), names[*to]))
-                    }
-                    Move::Done => alternatives.push(literal(&c.to_string())),
-                    Move::Refused => {}
-                }
-            }
-            if until.is_none() {
-                alternatives.push("\"\"".to_owned());
-            }
-            self.rules.push((String::new(), alternatives.join(" | ")));
-        }
-        for (offset, name) in names.iter().enumerate() {
-            self.rules[first + offset].0 = name.clone();
-        }
-        names[0].clone()
+        out.push_str(&prefix);
+        out.push_str("-0");
+        write_any_order_sets(
+            &mut self.blocks,
+            items,
+            |out, set| {
+                out.push_str(&prefix);
+                out.push('-');
+                push_number(out, set as u64);
+            },
+            |out, item| out.push_str(&rendered[item]),
+            " ::= ",
+        );
     }
 
     /// The rule for a value valid against `schema`.
@@ -244,15 +445,36 @@ impl Rules {
     }
 
     fn string(&mut self, map: &serde_json::Map<String, Value>) -> String {
-        let char_rule = self.add("char", CHAR.to_owned());
+        let char_rule = match &self.char_rule {
+            Some(name) => name.clone(),
+            None => {
+                let name = self.add("char", CHAR.to_owned());
+                self.char_rule = Some(name.clone());
+                name
+            }
+        };
         let min = map.get("minLength").and_then(Value::as_u64);
         let max = map.get("maxLength").and_then(Value::as_u64);
-        let repeat = match (min, max) {
-            (None, None) => "*".to_owned(),
-            (Some(min), None) => format!("{{{min},}}"),
-            (min, Some(max)) => format!("{{{},{max}}}", min.unwrap_or(0)),
-        };
-        format!("\"\\\"\" {char_rule}{repeat} \"\\\"\"")
+        let mut body = String::with_capacity(char_rule.len() + 24);
+        body.push_str("\"\\\"\" ");
+        body.push_str(&char_rule);
+        match (min, max) {
+            (None, None) => body.push('*'),
+            (Some(min), None) => {
+                body.push('{');
+                push_number(&mut body, min);
+                body.push_str(",}");
+            }
+            (min, Some(max)) => {
+                body.push('{');
+                push_number(&mut body, min.unwrap_or(0));
+                body.push(',');
+                push_number(&mut body, max);
+                body.push('}');
+            }
+        }
+        body.push_str(" \"\\\"\"");
+        body
     }
 
     fn object(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
@@ -273,11 +495,13 @@ impl Rules {
         // Each declared member as `"key" : value`, in declared order.
         let mut members = Vec::with_capacity(properties.len());
         for (at, (key, schema)) in properties.iter().enumerate() {
-            let value = self.schema(schema, &format!("{hint}-{at}"));
-            let member = format!(
-                "{} {ws} \":\" {ws} {value}",
-                literal(&serde_json::to_string(key).unwrap_or_default())
-            );
+            let mut value_hint = String::with_capacity(hint.len() + 4);
+            value_hint.push_str(hint);
+            value_hint.push('-');
+            push_number(&mut value_hint, at as u64);
+            let value = self.schema(schema, &value_hint);
+            let quoted_key = literal(&serde_json::to_string(key).unwrap_or_default());
+            let member = [quoted_key.as_str(), " ", &ws, " \":\" ", &ws, " ", &value].concat();
             members.push((member, required.contains(&key.as_str())));
         }
         // rest(i, first): members i.. with a comma before each unless it is the first written.
@@ -297,21 +521,24 @@ impl Rules {
             None => "\"\"".to_owned(),
             Some(member) => format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
         };
+        let rest_hint = [hint, "-rest"].concat();
+        let first_hint = [hint, "-first"].concat();
         for (member, required) in members.iter().rev() {
-            let after_rule = self.add(&format!("{hint}-rest"), after.clone());
-            let first_rule = self.add(&format!("{hint}-first"), first.clone());
-            let with_comma = format!("\",\" {ws} {member} {ws} {after_rule}");
-            let without = format!("{member} {ws} {after_rule}");
+            let after_rule = self.add(&rest_hint, after);
+            let with_comma = ["\",\" ", &ws, " ", member, " ", &ws, " ", &after_rule].concat();
+            let without = [member.as_str(), " ", &ws, " ", &after_rule].concat();
             if *required {
                 after = with_comma;
                 first = without;
             } else {
-                after = format!("( {with_comma} ) | {after_rule}");
-                first = format!("( {without} ) | {first_rule}");
+                // Only an optional member may be skipped to the rest's first member.
+                let first_rule = self.add(&first_hint, first);
+                after = ["( ", &with_comma, " ) | ", &after_rule].concat();
+                first = ["( ", &without, " ) | ", &first_rule].concat();
             }
         }
-        let body = self.add(&format!("{hint}-members"), first);
-        format!("\"{{\" {ws} {body} \"}}\"")
+        let body = self.add(&[hint, "-members"].concat(), first);
+        ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
     }
 
     fn array(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
@@ -393,6 +620,12 @@ fn compact(value: &Value) -> String {
 /// A GBNF string literal.
 fn literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
+    push_literal(&mut out, text);
+    out
+}
+
+/// Writes a GBNF string literal.
+fn push_literal(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -408,7 +641,6 @@ fn literal(text: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 /// `[^…]`: every character outside `alphabet` (any character but NUL when the alphabet is empty).
@@ -437,7 +669,7 @@ fn negated_class(alphabet: &[char]) -> Option<String> {
 /// grammar.
 pub(crate) fn schema_grammar(schema: &Value) -> String {
     let grammar = Grammar {
-        rules: vec![("root".to_owned(), Node::Json(schema.clone()))],
+        rules: vec![("root".to_owned(), Node::Json(Arc::new(schema.clone())))],
     };
     render(&grammar)
 }

@@ -6,6 +6,7 @@
 //! terminal in Lark and an automaton of rules in GBNF.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -29,8 +30,8 @@ pub enum Node {
     Ws,
     /// One or more ASCII digits.
     Digits,
-    /// A JSON value valid against this schema.
-    Json(Value),
+    /// A JSON value valid against this schema (shared: a tool's schema is not copied per grammar).
+    Json(Arc<Value>),
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
@@ -50,6 +51,14 @@ pub enum Node {
         /// The most characters, if bounded.
         max: Option<u64>,
     },
+    /// Each item at most once, in any order, every item marked `true` (required) present.
+    ///
+    /// The renderers write one rule per set of items already written: `2^n` rules for `n` items. No
+    /// context-free grammar for all the orders of `n` distinct items is much smaller (its size has an
+    /// exponential lower bound), so callers keep `n` small (see [`ANY_ORDER_LIMIT`]).
+    ///
+    /// [`ANY_ORDER_LIMIT`]: super::ANY_ORDER_LIMIT
+    AnyOrder(Vec<(Node, bool)>),
 }
 
 /// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
@@ -158,120 +167,280 @@ pub(crate) fn text_automaton(exclude: &[String], until: Option<&str>) -> Automat
 /// Writes `grammar` in llguidance's Lark dialect; its first rule becomes `start`.
 pub(crate) fn render_lark(grammar: &Grammar) -> String {
     let mut lark = Lark::default();
-    let mut lines = Vec::with_capacity(grammar.rules.len());
+    let mut out = String::with_capacity(4096);
     for (at, (name, node)) in grammar.rules.iter().enumerate() {
-        let body = lark.node(node);
-        let name = if at == 0 { "start" } else { name.as_str() };
-        lines.push(format!("{}: {body}", lark_name(name)));
-    }
-    let mut out = String::new();
-    for line in lines.iter().chain(&lark.extra) {
-        out.push_str(line);
+        if at == 0 {
+            out.push_str("start");
+        } else {
+            push_lark_name(&mut out, name);
+        }
+        out.push_str(": ");
+        lark.node(node, &mut out);
         out.push('\n');
     }
+    out.push_str(&lark.extra);
     out
 }
 
 /// Lark rule names: lowercase letters, digits and `_`.
-fn lark_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+fn push_lark_name(out: &mut String, name: &str) {
+    out.extend(name.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        }
+    }));
 }
 
+/// Writes `n` in decimal (what `write!` does, without the formatting machinery, which shows in the
+/// profile of grammars with thousands of numbered rules).
+pub(crate) fn push_number(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// The rules and terminals a Lark grammar's nodes need on the side (JSON values, text terminals, the
+/// whitespace terminal, the sets of an [`Node::AnyOrder`]), written after the grammar's own rules.
 #[derive(Default)]
 struct Lark {
-    extra: Vec<String>,
+    extra: String,
     json: usize,
     text: usize,
+    any_order: usize,
     ws: bool,
+    /// The rule of each distinct text node written so far, by its markers: one terminal serves them
+    /// all.
+    texts: Vec<(Vec<String>, Option<String>, String)>,
 }
 
 impl Lark {
-    fn node(&mut self, node: &Node) -> String {
+    fn node(&mut self, node: &Node, out: &mut String) {
         match node {
-            Node::Lit(text) => lark_literal(text),
+            Node::Lit(text) => push_lark_literal(out, text),
             Node::Seq(items) => {
-                let parts: Vec<String> = items.iter().map(|item| self.node(item)).collect();
-                if parts.is_empty() {
-                    "\"\"".to_owned()
+                if items.is_empty() {
+                    out.push_str("\"\"");
                 } else {
-                    format!("({})", parts.join(" "))
+                    out.push('(');
+                    for (at, item) in items.iter().enumerate() {
+                        if at > 0 {
+                            out.push(' ');
+                        }
+                        self.node(item, out);
+                    }
+                    out.push(')');
                 }
             }
             Node::Alt(items) => {
-                let parts: Vec<String> = items.iter().map(|item| self.node(item)).collect();
-                format!("({})", parts.join(" | "))
+                out.push('(');
+                for (at, item) in items.iter().enumerate() {
+                    if at > 0 {
+                        out.push_str(" | ");
+                    }
+                    self.node(item, out);
+                }
+                out.push(')');
             }
-            Node::Opt(inner) => format!("({})?", self.node(inner)),
-            Node::Star(inner) => format!("({})*", self.node(inner)),
+            Node::Opt(inner) => {
+                out.push('(');
+                self.node(inner, out);
+                out.push_str(")?");
+            }
+            Node::Star(inner) => {
+                out.push('(');
+                self.node(inner, out);
+                out.push_str(")*");
+            }
             Node::Ws => {
                 if !self.ws {
                     self.ws = true;
-                    self.extra.push("WS: /[ \\t\\r\\n]+/".to_owned());
+                    self.extra.push_str("WS: /[ \\t\\r\\n]+/\n");
                 }
-                "WS?".to_owned()
+                out.push_str("WS?");
             }
-            Node::Digits => "/[0-9]+/".to_owned(),
+            Node::Digits => out.push_str("/[0-9]+/"),
             Node::Json(schema) => {
                 self.json += 1;
-                let name = format!("json_{}", self.json);
-                let schema = serde_json::to_string(schema).unwrap_or_else(|_| "{}".to_owned());
-                self.extra.push(format!("{name}: %json {schema}"));
-                name
+                let start = out.len();
+                out.push_str("json_");
+                push_number(out, self.json as u64);
+                let name = out[start..].to_owned();
+                self.extra.push_str(&name);
+                self.extra.push_str(": %json ");
+                match serde_json::to_string(schema.as_ref()) {
+                    Ok(schema) => self.extra.push_str(&schema),
+                    Err(_) => self.extra.push_str("{}"),
+                }
+                self.extra.push('\n');
             }
             Node::Text { exclude, until } => {
-                self.text += 1;
-                let terminal = format!("TEXT_{}", self.text);
-                let mut avoid: Vec<&str> = exclude.iter().map(String::as_str).collect();
-                avoid.extend(until.as_deref());
-                avoid.retain(|m| !m.is_empty());
-                let body = if avoid.is_empty() {
-                    "/(?s:.*)/".to_owned()
-                } else {
-                    let alternatives: Vec<String> = avoid.iter().map(|m| regex_escape(m)).collect();
-                    format!(
-                        "/(?s:.*)/ & ~/(?s:.*)(?:{})(?s:.*)/",
-                        alternatives.join("|")
-                    )
-                };
-                self.extra.push(format!("{terminal}: {body}"));
-                match until {
-                    None => terminal,
-                    Some(until) => {
-                        let name = format!("text_{}", self.text);
-                        self.extra
-                            .push(format!("{name}[lazy]: {terminal} {}", lark_literal(until)));
-                        name
-                    }
-                }
-            }
-            Node::Ref(name) => lark_name(name),
-            Node::Chars { except, min, max } => {
-                let class: String = except
+                if let Some((_, _, name)) = self
+                    .texts
                     .iter()
-                    .map(|c| regex_escape(&c.to_string()))
-                    .collect();
-                let class = if class.is_empty() {
-                    "(?s:.)".to_owned()
+                    .find(|(e, u, _)| e == exclude && u == until)
+                {
+                    out.push_str(name);
+                    return;
+                }
+                let name = self.text(exclude, until.as_deref());
+                out.push_str(&name);
+                self.texts.push((exclude.clone(), until.clone(), name));
+            }
+            Node::Ref(name) => push_lark_name(out, name),
+            Node::Chars { except, min, max } => {
+                out.push('/');
+                if except.is_empty() {
+                    out.push_str("(?s:.)");
                 } else {
-                    format!("[^{class}]")
-                };
-                format!("/{class}{}/", repetition(*min, *max))
+                    out.push_str("[^");
+                    for c in except {
+                        out.push_str(&regex_escape(c.encode_utf8(&mut [0; 4])));
+                    }
+                    out.push(']');
+                }
+                out.push_str(&repetition(*min, *max));
+                out.push('/');
+            }
+            Node::AnyOrder(items) => self.any_order(items, out),
+        }
+    }
+
+    /// The terminal (and, with `until`, the lazy rule) of a text node; returns what refers to it.
+    fn text(&mut self, exclude: &[String], until: Option<&str>) -> String {
+        self.text += 1;
+        let terminal = format!("TEXT_{}", self.text);
+        let mut avoid: Vec<&str> = exclude.iter().map(String::as_str).collect();
+        avoid.extend(until);
+        avoid.retain(|m| !m.is_empty());
+        self.extra.push_str(&terminal);
+        self.extra.push_str(": ");
+        if avoid.is_empty() {
+            self.extra.push_str("/(?s:.*)/");
+        } else {
+            self.extra.push_str("/(?s:.*)/ & ~/(?s:.*)(?:");
+            for (at, marker) in avoid.iter().enumerate() {
+                if at > 0 {
+                    self.extra.push('|');
+                }
+                self.extra.push_str(&regex_escape(marker));
+            }
+            self.extra.push_str(")(?s:.*)/");
+        }
+        self.extra.push('\n');
+        match until {
+            None => terminal,
+            Some(until) => {
+                let name = format!("text_{}", self.text);
+                self.extra.push_str(&name);
+                self.extra.push_str("[lazy]: ");
+                self.extra.push_str(&terminal);
+                self.extra.push(' ');
+                push_lark_literal(&mut self.extra, until);
+                self.extra.push('\n');
+                name
             }
         }
     }
+
+    /// `any_K_SET` for each set `SET` (a bit mask) of items already written: the items still to write.
+    fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
+        self.any_order += 1;
+        let mut prefix = String::from("any_");
+        push_number(&mut prefix, self.any_order as u64);
+        prefix.push('_');
+        // Each item rendered once; the set rules repeat its text.
+        let rendered: Vec<String> = items
+            .iter()
+            .map(|(item, _)| {
+                let mut text = String::new();
+                self.node(item, &mut text);
+                text
+            })
+            .collect();
+        out.push_str(&prefix);
+        out.push('0');
+        write_any_order_sets(
+            &mut self.extra,
+            items,
+            |out, set| {
+                out.push_str(&prefix);
+                push_number(out, set as u64);
+            },
+            |out, item| out.push_str(&rendered[item]),
+            ": ",
+        );
+    }
 }
 
-/// A Lark string literal (JSON's escapes).
-fn lark_literal(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+/// Writes the set rules of an [`Node::AnyOrder`]: for each set of items already written (a bit
+/// mask), `NAME(set) DEFINES ("" if every required item is written) | ITEM(i) NAME(set + i) | …` over
+/// the items not written yet.
+pub(crate) fn write_any_order_sets(
+    out: &mut String,
+    items: &[(Node, bool)],
+    name: impl Fn(&mut String, usize),
+    item: impl Fn(&mut String, usize),
+    defines: &str,
+) {
+    let required: usize = items
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, required))| *required)
+        .map(|(index, _)| 1 << index)
+        .sum();
+    for written in 0usize..(1 << items.len()) {
+        name(out, written);
+        out.push_str(defines);
+        let mut first = true;
+        if written & required == required {
+            out.push_str("\"\"");
+            first = false;
+        }
+        for index in (0..items.len()).filter(|index| written & (1 << index) == 0) {
+            if !first {
+                out.push_str(" | ");
+            }
+            first = false;
+            item(out, index);
+            out.push(' ');
+            name(out, written | (1 << index));
+        }
+        out.push('\n');
+    }
+}
+
+/// Writes a Lark string literal (JSON's escapes).
+fn push_lark_literal(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                out.push_str("\\u00");
+                out.push(char::from(b"0123456789abcdef"[(c as usize) >> 4]));
+                out.push(char::from(b"0123456789abcdef"[(c as usize) & 0xf]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// `text` as a regex matching itself, safe inside Lark's `/…/`.

@@ -25,7 +25,9 @@
 //! [`Triggers`] say where that is: `words` are the literal openers; each of `patterns` is a regex over
 //! the whole output so far (llama.cpp's `PATTERN_FULL`: `[\s\S]`, no flags) whose first capture group
 //! is the trigger, with the reasoning the prompt leaves open or allows skipped first, so that an opener
-//! written inside reasoning does not fire.
+//! written inside reasoning does not fire. A format whose calls have no marker at all
+//! ([`FormatDescription::is_bare`]) is never lazy: its `auto` grammar covers the whole output, the
+//! calls or text that cannot open one.
 //!
 //! ```
 //! use parser_core::constraint::{
@@ -48,6 +50,7 @@
 //!         call_end: "</tool_call>".into(),
 //!         padding: "\n".into(),
 //!         separator: "\n".into(),
+//!         array: false,
 //!     },
 //!     reserved: vec![],
 //! };
@@ -72,6 +75,7 @@ mod structural;
 mod tests;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -255,6 +259,9 @@ pub enum CallName {
         /// The key of the arguments object (`arguments`).
         arguments: Cow<'static, str>,
     },
+    /// The call is a JSON object whose only key is the function name and whose value is the arguments
+    /// object: `{"get_weather": {…}}` (Apertus, in an [array](CallFormat::array)).
+    NameAsKey,
     /// The name stands between literals, the arguments object after them:
     /// `PREFIX NAME [INDEX_SEPARATOR DIGITS] SUFFIX {…}` (Kimi: `functions.NAME:0<|tool_call_argument_begin|>`).
     Tagged {
@@ -355,7 +362,10 @@ pub struct CallFormat {
     pub section: Option<(Cow<'static, str>, Cow<'static, str>)>,
     /// With a section: calls may also stand without it (the parser reads a bare call too).
     pub section_optional: bool,
-    /// Opens each call.
+    /// Opens each call. Empty without a section: the calls stand bare at the start of the output (Llama
+    /// 3.x's `{"name": …, "parameters": …}`, which a parser only reads there), so the grammar is never
+    /// lazy — there is no marker to trigger on — and under `auto` it allows either the calls or text
+    /// whose first character (after whitespace) cannot open a call (see [`FormatDescription::is_bare`]).
     pub call_begin: Cow<'static, str>,
     /// How the name and arguments are written.
     pub name: CallName,
@@ -365,8 +375,15 @@ pub struct CallFormat {
     /// a newline), for the structural tag, whose tag boundaries are exact strings. The grammars accept
     /// any whitespace there.
     pub padding: Cow<'static, str>,
-    /// Written between two calls (whitespace: the grammars accept any whitespace between calls).
+    /// Written between two calls: whitespace (the grammars accept any whitespace between calls) or a
+    /// literal with whitespace around it (`,` between the elements of an [`array`](Self::array)).
     pub separator: Cow<'static, str>,
+    /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`): `[` opens
+    /// the block's calls and `]` closes them, whitespace around both; the separator is then `,`.
+    /// Requires a [`section`](Self::section), whose markers stand around the array (its end may be
+    /// empty: the `]` closes the block), and calls without markers of their own (an empty
+    /// `call_begin` and `call_end`).
+    pub array: bool,
 }
 
 /// A format, as far as constrained decoding needs it: filled from a family's marker constants (or,
@@ -478,7 +495,8 @@ impl FormatDescription {
             ResponseFormat::Text => None,
             ResponseFormat::JsonSchema(schema) => Some(schema),
         };
-        let lazy = !tools.is_empty() && !required && json.is_none();
+        // A bare format has no opener to trigger on: its `auto` grammar covers the whole output.
+        let lazy = !tools.is_empty() && !required && json.is_none() && !self.is_bare();
         let shape = Shape {
             tools: &tools,
             required,
@@ -501,6 +519,42 @@ impl FormatDescription {
             lazy,
             preserved_tokens: self.preserved_tokens(),
         })
+    }
+
+    /// True when calls have no marker at all (no section, an empty `call_begin`): they stand bare at
+    /// the start of the output (see [`CallFormat::call_begin`]).
+    ///
+    /// ```
+    /// use parser_core::constraint::{CallFormat, CallName, FormatDescription};
+    ///
+    /// let llama = FormatDescription {
+    ///     reasoning: None,
+    ///     calls: CallFormat {
+    ///         section: None,
+    ///         section_optional: false,
+    ///         call_begin: "".into(),
+    ///         name: CallName::JsonFields { name: "name".into(), arguments: "parameters".into() },
+    ///         call_end: "".into(),
+    ///         padding: "".into(),
+    ///         separator: "".into(),
+    ///         array: false,
+    ///     },
+    ///     reserved: vec!["<|eot_id|>".into()],
+    /// };
+    /// assert!(llama.is_bare());
+    /// ```
+    pub fn is_bare(&self) -> bool {
+        self.calls.section.is_none() && self.calls.call_begin.is_empty()
+    }
+
+    /// The character a bare call starts with: `{` for a JSON call, else its prefix's first.
+    fn call_opening(&self) -> Option<char> {
+        match &self.calls.name {
+            CallName::JsonFields { .. } | CallName::NameAsKey => Some('{'),
+            CallName::Tagged { prefix, .. }
+            | CallName::Parameters { prefix, .. }
+            | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
+        }
     }
 
     /// The markers that open a call block.
@@ -573,7 +627,7 @@ impl FormatDescription {
                 }
             }
             // An enclosed call's prefix is text around a token; the family lists that token.
-            CallName::JsonFields { .. } | CallName::Enclosed { .. } => {}
+            CallName::JsonFields { .. } | CallName::NameAsKey | CallName::Enclosed { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -654,12 +708,18 @@ impl FormatDescription {
         let mut openings = Vec::new();
         let block = match &calls.section {
             Some((begin, end)) => {
-                let tail = Node::Seq(vec![
-                    Node::Ws,
-                    sequence(Node::Ref("call".into())),
-                    Node::Ws,
-                    Node::Lit(end.to_string()),
-                ]);
+                let mut items = vec![Node::Ws];
+                if calls.array {
+                    items.extend([Node::Lit("[".into()), Node::Ws]);
+                }
+                items.push(sequence(Node::Ref("call".into())));
+                if calls.array {
+                    items.extend([Node::Ws, Node::Lit("]".into())]);
+                }
+                if !end.is_empty() {
+                    items.extend([Node::Ws, Node::Lit(end.to_string())]);
+                }
+                let tail = Node::Seq(items);
                 rules.push(("calls_tail".into(), tail));
                 openings.push((begin.to_string(), "calls_tail"));
                 let section = Node::Seq(vec![
@@ -683,16 +743,39 @@ impl FormatDescription {
         };
         rules.push(("calls".into(), block));
 
+        // Free text; for a bare format, text that cannot open a call (the parser would read one).
+        let free_text = if self.is_bare() {
+            let mut except = vec![' ', '\t', '\n', '\r'];
+            except.extend(self.call_opening());
+            Node::Seq(vec![
+                Node::Ws,
+                Node::Opt(Box::new(Node::Seq(vec![
+                    Node::Chars {
+                        except,
+                        min: 1,
+                        max: Some(1),
+                    },
+                    Node::Text {
+                        exclude: markers.clone(),
+                        until: None,
+                    },
+                ]))),
+            ])
+        } else {
+            Node::Text {
+                exclude: markers.clone(),
+                until: None,
+            }
+        };
         let answer = match shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
-                Node::Json(schema.clone()),
+                Node::Json(Arc::new(schema.clone())),
                 Node::Ws,
             ])),
-            None if shape.tools.is_empty() => Some(Node::Text {
-                exclude: markers.clone(),
-                until: None,
-            }),
+            None if shape.tools.is_empty() => Some(free_text),
+            // Bare calls under `auto` (not lazy): the answer may be text instead.
+            None if self.is_bare() && !shape.required => Some(free_text),
             None => None,
         };
         let tool_calls = Node::Seq(vec![Node::Ws, Node::Ref("calls".into()), Node::Ws]);
@@ -733,7 +816,8 @@ impl FormatDescription {
                     let lead = Node::Opt(Box::new(open));
                     let mut ways = vec![Node::Seq(vec![lead.clone(), closed, body])];
                     if reasoning.ended_by_calls && !shape.tools.is_empty() {
-                        for (opener, tail) in openings {
+                        // A bare call cannot open inside reasoning: it only stands at the answer's start.
+                        for (opener, tail) in openings.into_iter().filter(|(o, _)| !o.is_empty()) {
                             ways.push(Node::Seq(vec![
                                 lead.clone(),
                                 Node::Text {
@@ -761,7 +845,7 @@ impl FormatDescription {
     fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
-        let args = Node::Json(tool.parameters().clone());
+        let args = Node::Json(tool.shared_parameters().clone());
         if let CallName::Parameters {
             prefix,
             suffix,
@@ -823,6 +907,19 @@ impl FormatDescription {
                     items.push(Node::Digits);
                 }
                 items.extend([Node::Ws, Node::Lit(suffix.to_string()), Node::Ws, args]);
+            }
+            CallName::NameAsKey => {
+                items.extend([
+                    Node::Lit("{".into()),
+                    Node::Ws,
+                    Node::Lit(name),
+                    Node::Ws,
+                    Node::Lit(":".into()),
+                    Node::Ws,
+                    args,
+                    Node::Ws,
+                    Node::Lit("}".into()),
+                ]);
             }
             CallName::Parameters { .. } => {}
             CallName::Enclosed {
@@ -939,8 +1036,8 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 }
 
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
-/// `args_AT_SET` (the parameters still to write once the set `SET` of them is written; `args_AT_0`
-/// starts), or with more than [`ANY_ORDER_LIMIT`] properties a single `args_AT_0` in declared order.
+/// `args_AT_0`, the parameters in any order ([`Node::AnyOrder`]), or with more than
+/// [`ANY_ORDER_LIMIT`] properties in declared order.
 fn parameter_rules(
     at: usize,
     tool: &ToolSchema,
@@ -972,7 +1069,7 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(schema.into_owned()),
+                Node::Json(Arc::new(schema.into_owned())),
                 Node::Ws,
                 close.clone(),
             ]),
@@ -1006,7 +1103,7 @@ fn parameter_rules(
         rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
     }
     let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
-    if properties.len() > ANY_ORDER_LIMIT {
+    let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
             .enumerate()
@@ -1018,28 +1115,17 @@ fn parameter_rules(
                 }
             })
             .collect();
-        rules.push((format!("args_{at}_0"), Node::Seq(items)));
-        return rules;
-    }
-    let required: usize = properties
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, _, required))| *required)
-        .map(|(index, _)| 1 << index)
-        .sum();
-    for written in 0usize..(1 << properties.len()) {
-        let mut ways = Vec::new();
-        if written & required == required {
-            ways.push(Node::Seq(Vec::new()));
-        }
-        for index in (0..properties.len()).filter(|index| written & (1 << index) == 0) {
-            ways.push(Node::Seq(vec![
-                param(index),
-                Node::Ref(format!("args_{at}_{}", written | (1 << index))),
-            ]));
-        }
-        rules.push((format!("args_{at}_{written}"), Node::Alt(ways)));
-    }
+        Node::Seq(items)
+    } else {
+        Node::AnyOrder(
+            properties
+                .iter()
+                .enumerate()
+                .map(|(index, (_, _, required))| (param(index), *required))
+                .collect(),
+        )
+    };
+    rules.push((format!("args_{at}_0"), args));
     rules
 }
 
@@ -1054,7 +1140,7 @@ impl Grammar {
     ///         "start".into(),
     ///         Node::Seq(vec![
     ///             Node::Lit("<call>".into()),
-    ///             Node::Json(serde_json::json!({"type": "object"})),
+    ///             Node::Json(std::sync::Arc::new(serde_json::json!({"type": "object"}))),
     ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
     ///         ]),
     ///     )],

@@ -6,32 +6,49 @@
 //! for `required` or a named function; `stop_after_first` when parallel calls are off. Reasoning is a
 //! `tag` around `any_text` before the rest.
 //!
+//! A section of calls in a JSON array ([`CallFormat::array`](super::CallFormat::array)) is a `tag` whose
+//! `begin` and `end` hold the brackets (`[TOOL_CALLS][`, `]`), triggered by the section's opener. Bare
+//! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
+//! a `regex` of text that cannot open one.
+//!
 //! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
 //! one `tag` per declared property, in declared order (an optional property in an `optional`): the
 //! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
 //! its `json_schema`, or for a raw string `any_text`, a `regex` (length bounds) or an `or` of its
 //! values.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{
     CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except,
     properties, value_form, value_stops,
 };
 
+/// A JSON object of these members, in this order, each value moved in. `json!` serializes every
+/// `Value` it interpolates into a new one, which copies each tool's schema once per level of nesting
+/// it is interpolated at; this does not.
+macro_rules! object {
+    ($($key:literal: $value:expr),* $(,)?) => {{
+        let mut map = serde_json::Map::new();
+        $(map.insert($key.to_owned(), Value::from($value));)*
+        Value::Object(map)
+    }};
+}
+
 pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
     let calls = &format.calls;
+    let const_string = |value: &str| object! {"type": "const_string", "value": value};
     let tags: Vec<Value> = shape
         .tools
         .iter()
         .map(|tool| {
-            let schema = tool.parameters().clone();
-            let arguments = json!({"type": "json_schema", "json_schema": schema});
+            let arguments =
+                || object! {"type": "json_schema", "json_schema": tool.parameters().clone()};
             match &calls.name {
                 CallName::JsonFields {
                     name,
                     arguments: key,
-                } => json!({
+                } => object! {
                     "type": "tag",
                     "begin": format!(
                         "{}{}{{{}: {}, {}: ",
@@ -41,9 +58,20 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         quoted(&tool.name),
                         quoted(key)
                     ),
-                    "content": arguments,
+                    "content": arguments(),
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
-                }),
+                },
+                CallName::NameAsKey => object! {
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: ",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(&tool.name)
+                    ),
+                    "content": arguments(),
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                },
                 CallName::Tagged {
                     prefix,
                     index_separator,
@@ -51,24 +79,21 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                 } => {
                     let begin =
                         format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool.name);
-                    let content = match index_separator {
-                        Some(separator) => json!({"type": "sequence", "elements": [
-                            {"type": "const_string", "value": separator},
-                            {"type": "regex", "pattern": "[0-9]+"},
-                            {"type": "const_string", "value": suffix},
-                            arguments,
-                        ]}),
-                        None => json!({"type": "sequence", "elements": [
-                            {"type": "const_string", "value": suffix},
-                            arguments,
-                        ]}),
+                    let elements = match index_separator {
+                        Some(separator) => vec![
+                            const_string(separator),
+                            object! {"type": "regex", "pattern": "[0-9]+"},
+                            const_string(suffix),
+                            arguments(),
+                        ],
+                        None => vec![const_string(suffix), arguments()],
                     };
-                    json!({
+                    object! {
                         "type": "tag",
                         "begin": begin,
-                        "content": content,
+                        "content": object! {"type": "sequence", "elements": elements},
                         "end": format!("{}{}", calls.padding, calls.call_end),
-                    })
+                    }
                 }
                 CallName::Parameters {
                     prefix,
@@ -93,14 +118,14 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                             if required {
                                 element
                             } else {
-                                json!({"type": "optional", "content": element})
+                                object! {"type": "optional", "content": element}
                             }
                         })
                         .collect();
                     let content = if elements.is_empty() {
-                        json!({"type": "const_string", "value": ""})
+                        const_string("")
                     } else {
-                        json!({"type": "sequence", "elements": elements})
+                        object! {"type": "sequence", "elements": elements}
                     };
                     let end = if end.is_empty() {
                         format!("{}{}", parameters.padding, calls.call_end)
@@ -110,119 +135,137 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                             parameters.padding, calls.padding, calls.call_end
                         )
                     };
-                    json!({"type": "tag", "begin": begin, "content": content, "end": end})
+                    object! {"type": "tag", "begin": begin, "content": content, "end": end}
                 }
                 CallName::Enclosed {
                     prefix,
                     open,
                     close,
-                } => json!({
+                } => object! {
                     "type": "tag",
                     "begin": format!(
                         "{}{}{prefix}{}{open}",
                         calls.call_begin, calls.padding, tool.name
                     ),
-                    "content": arguments,
+                    "content": arguments(),
                     "end": format!("{close}{}{}", calls.padding, calls.call_end),
-                }),
+                },
             }
         })
         .collect();
-    let free = || json!({"type": "any_text"});
+    let free = || object! {"type": "any_text"};
+    // A bare format's text cannot open a call: the parser would read one.
+    let opening = format
+        .call_opening()
+        .map(|c| super::grammar::regex_escape(&c.to_string()));
+    let bare_text = object! {"type": "regex", "pattern": format!(
+        r"\s*([^\s{}][\s\S]*)?",
+        opening.unwrap_or_default()
+    )};
     let answer = match shape.json {
-        Some(schema) => json!({"type": "json_schema", "json_schema": schema}),
+        Some(schema) => object! {"type": "json_schema", "json_schema": schema.clone()},
+        None if format.is_bare() => bare_text.clone(),
         None => free(),
     };
     let rest = if tags.is_empty() {
         answer
     } else {
         let stop_after_first = !shape.parallel;
-        match &calls.section {
-            None if shape.required => json!({
+        let with_separator = |tags: Vec<Value>| {
+            object! {
                 "type": "tags_with_separator",
                 "tags": tags,
-                "separator": calls.separator,
+                "separator": calls.separator.as_ref(),
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
-            }),
-            None => json!({
+            }
+        };
+        match &calls.section {
+            None if shape.required => with_separator(tags),
+            // Bare calls (no marker to trigger on): the calls, or text that cannot open one.
+            None if format.is_bare() => object! {"type": "or", "elements": vec![
+                with_separator(tags),
+                bare_text,
+            ]},
+            None => object! {
                 "type": "triggered_tags",
-                "triggers": [calls.call_begin],
+                "triggers": vec![calls.call_begin.as_ref()],
                 "tags": tags,
                 "at_least_one": false,
                 "stop_after_first": stop_after_first,
-            }),
-            Some((begin, end)) => {
-                let section = json!({
-                    "type": "tag",
-                    "begin": begin,
-                    "content": {
-                        "type": "tags_with_separator",
-                        "tags": tags,
-                        "separator": calls.separator,
-                        "at_least_one": true,
-                        "stop_after_first": stop_after_first,
-                    },
-                    "end": end,
-                });
+            },
+            Some((opener, closer)) => {
+                // The section's opener triggers it; an array's brackets stand right inside its markers.
+                let (begin, end) = if calls.array {
+                    (format!("{opener}["), format!("]{closer}"))
+                } else {
+                    (opener.to_string(), closer.to_string())
+                };
+                let section = |tags: Vec<Value>| {
+                    object! {
+                        "type": "tag",
+                        "begin": begin.as_str(),
+                        "content": with_separator(tags),
+                        "end": end.as_str(),
+                    }
+                };
                 match (shape.required, calls.section_optional) {
-                    (true, false) => section,
-                    (true, true) => json!({"type": "or", "elements": [
-                        section,
-                        {
-                            "type": "tags_with_separator",
-                            "tags": tags,
-                            "separator": calls.separator,
-                            "at_least_one": true,
-                            "stop_after_first": stop_after_first,
-                        },
-                    ]}),
-                    (false, false) => json!({
+                    (true, false) => section(tags),
+                    (true, true) => object! {"type": "or", "elements": vec![
+                        section(tags.clone()),
+                        with_separator(tags),
+                    ]},
+                    (false, false) => object! {
                         "type": "triggered_tags",
-                        "triggers": [begin],
-                        "tags": [section],
+                        "triggers": vec![opener.as_ref()],
+                        "tags": vec![section(tags)],
                         "at_least_one": false,
                         "stop_after_first": true,
-                    }),
+                    },
                     (false, true) => {
-                        let mut all = vec![section];
-                        all.extend(tags.iter().cloned());
-                        json!({
+                        let mut all = vec![section(tags.clone())];
+                        all.extend(tags);
+                        object! {
                             "type": "triggered_tags",
-                            "triggers": [begin, calls.call_begin],
+                            "triggers": vec![opener.as_ref(), calls.call_begin.as_ref()],
                             "tags": all,
                             "at_least_one": false,
                             "stop_after_first": stop_after_first,
-                        })
+                        }
                     }
                 }
             }
         }
     };
     let rest = match (shape.json, shape.tools.is_empty(), shape.required) {
-        (Some(_), false, false) => {
+        (Some(schema), false, false) => {
             // Content as JSON, or calls.
-            let schema = shape.json.cloned().unwrap_or(Value::Null);
-            json!({"type": "or", "elements": [
-                {"type": "json_schema", "json_schema": schema},
+            object! {"type": "or", "elements": vec![
+                object! {"type": "json_schema", "json_schema": schema.clone()},
                 rest,
-            ]})
+            ]}
         }
         _ => rest,
     };
     let format = match (&format.reasoning, shape.start) {
-        (Some(reasoning), ReasoningStart::Inside) => json!({"type": "sequence", "elements": [
-            {"type": "tag", "begin": "", "content": free(), "end": reasoning.close},
+        (Some(reasoning), ReasoningStart::Inside) => object! {"type": "sequence", "elements": vec![
+            object! {"type": "tag", "begin": "", "content": free(), "end": reasoning.close.as_ref()},
             rest,
-        ]}),
-        (Some(reasoning), ReasoningStart::Optional) => json!({"type": "sequence", "elements": [
-            {"type": "optional", "content":
-                {"type": "tag", "begin": reasoning.open, "content": free(), "end": reasoning.close}},
-            rest,
-        ]}),
+        ]},
+        (Some(reasoning), ReasoningStart::Optional) => {
+            object! {"type": "sequence", "elements": vec![
+                object! {"type": "optional", "content": object! {
+                    "type": "tag",
+                    "begin": reasoning.open.as_ref(),
+                    "content": free(),
+                    "end": reasoning.close.as_ref(),
+                }},
+                rest,
+            ]}
+        }
         _ => rest,
     };
-    json!({"type": "structural_tag", "format": format})
+    object! {"type": "structural_tag", "format": format}
 }
 
 fn quoted(text: &str) -> String {
@@ -241,32 +284,32 @@ fn parameter(tags: &ParameterTags, name: &str, schema: &Value, except: &[char]) 
         tags.padding, tags.key_open, tags.key_close
     );
     let raw = |content: Value| {
-        json!({
+        object! {
             "type": "tag",
             "begin": format!("{key}{}{}", tags.string_open, tags.framing),
             "content": content,
             "end": format!("{}{}", tags.framing, tags.value_close),
-        })
+        }
     };
     match value_form(schema) {
-        ValueForm::Json(schema) => json!({
+        ValueForm::Json(schema) => object! {
             "type": "tag",
             "begin": format!("{key}{}{}", tags.json_open, tags.framing),
-            "content": {"type": "json_schema", "json_schema": schema.as_ref()},
+            "content": object! {"type": "json_schema", "json_schema": schema.into_owned()},
             "end": format!("{}{}", tags.framing, tags.value_close),
-        }),
-        ValueForm::OneOf(values) => raw(json!({"type": "or", "elements": values
-            .iter()
-            .map(|value| json!({"type": "const_string", "value": value}))
-            .collect::<Vec<_>>()})),
+        },
+        ValueForm::OneOf(values) => raw(object! {"type": "or", "elements": values
+        .into_iter()
+        .map(|value| object! {"type": "const_string", "value": value})
+        .collect::<Vec<_>>()}),
         ValueForm::Counted { min, max } => {
             let class: String = except
                 .iter()
                 .map(|c| super::grammar::regex_escape(&c.to_string()))
                 .collect();
             let pattern = format!("[^{class}]{}", super::grammar::repetition(min, max));
-            raw(json!({"type": "regex", "pattern": pattern}))
+            raw(object! {"type": "regex", "pattern": pattern})
         }
-        ValueForm::Free => raw(json!({"type": "any_text"})),
+        ValueForm::Free => raw(object! {"type": "any_text"}),
     }
 }

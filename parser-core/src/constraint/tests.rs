@@ -107,6 +107,7 @@ fn hermes_like() -> FormatDescription {
             call_end: "</tool_call>".into(),
             padding: "\n".into(),
             separator: "\n".into(),
+            array: false,
         },
         reserved: vec!["<|im_end|>".into()],
     }
@@ -131,6 +132,7 @@ fn kimi_like() -> FormatDescription {
             call_end: "<|/c|>".into(),
             padding: "".into(),
             separator: "".into(),
+            array: false,
         },
         reserved: vec![],
     }
@@ -517,6 +519,7 @@ fn tagged_like() -> FormatDescription {
             call_end: "</call>".into(),
             padding: "\n".into(),
             separator: "\n".into(),
+            array: false,
         },
         reserved: vec![],
     }
@@ -643,4 +646,137 @@ fn enclosed_arguments(#[case] output: &str, #[case] accepted: bool) {
     let tag = &constraint.structural_tag["format"]["tags"][0];
     assert_eq!(tag["begin"], "<|c|>function<|sep|>get_weather\n```json\n");
     assert_eq!(tag["end"], "\n```<|/c|>");
+}
+
+/// Calls as the elements of a JSON array after a section opener without a closer (Mistral-Nemo's
+/// `[TOOL_CALLS] [{…}, {…}]`).
+fn array_like() -> FormatDescription {
+    FormatDescription {
+        reasoning: None,
+        calls: CallFormat {
+            section: Some(("[TOOL_CALLS]".into(), "".into())),
+            section_optional: false,
+            call_begin: "".into(),
+            name: CallName::JsonFields {
+                name: "name".into(),
+                arguments: "arguments".into(),
+            },
+            call_end: "".into(),
+            padding: "".into(),
+            separator: ", ".into(),
+            array: true,
+        },
+        reserved: vec![],
+    }
+}
+
+#[rstest]
+#[case::one(r#"[TOOL_CALLS][{"name": "now", "arguments": {}}]"#, true)]
+#[case::spaced("[TOOL_CALLS] [ {\"name\": \"now\", \"arguments\": {}} ]\n", true)]
+#[case::two(
+    r#"[TOOL_CALLS][{"name": "now", "arguments": {}}, {"name": "now", "arguments": {}}]"#,
+    true
+)]
+#[case::no_comma(
+    r#"[TOOL_CALLS][{"name": "now", "arguments": {}} {"name": "now", "arguments": {}}]"#,
+    false
+)]
+#[case::no_brackets(r#"[TOOL_CALLS]{"name": "now", "arguments": {}}"#, false)]
+#[case::unclosed(r#"[TOOL_CALLS][{"name": "now", "arguments": {}}"#, false)]
+#[case::trailing_comma(r#"[TOOL_CALLS][{"name": "now", "arguments": {}},]"#, false)]
+fn array_of_calls(#[case] text: &str, #[case] accepted: bool) {
+    let constraint = array_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+}
+
+#[test]
+fn array_of_calls_in_the_structural_tag_and_triggers() {
+    let lazy = array_like()
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Auto, true),
+        )
+        .unwrap();
+    assert_eq!(lazy.triggers.words, ["[TOOL_CALLS]"]);
+    assert_eq!(lazy.preserved_tokens, ["[TOOL_CALLS]"]);
+    let calls = &lazy.structural_tag["format"];
+    assert_eq!(calls["triggers"], json!(["[TOOL_CALLS]"]));
+    let section = &calls["tags"][0];
+    assert_eq!(section["begin"], "[TOOL_CALLS][");
+    assert_eq!(section["end"], "]");
+    assert_eq!(section["content"]["separator"], ", ");
+    assert_eq!(
+        section["content"]["tags"][1]["begin"],
+        "{\"name\": \"now\", \"arguments\": "
+    );
+}
+
+#[rstest]
+#[case::one(r#"[TOOL_CALLS][{"now": {}}]"#, true)]
+#[case::spaced("[TOOL_CALLS] [ { \"get_weather\" : {\"city\": \"Paris\"} } ]", true)]
+#[case::unknown(r#"[TOOL_CALLS][{"later": {}}]"#, false)]
+#[case::fields(r#"[TOOL_CALLS][{"name": "now", "arguments": {}}]"#, false)]
+#[case::two_keys(r#"[TOOL_CALLS][{"now": {}, "now": {}}]"#, false)]
+fn name_as_key(#[case] text: &str, #[case] accepted: bool) {
+    let mut format = array_like();
+    format.calls.name = CallName::NameAsKey;
+    let constraint = format
+        .constraint(
+            Some(&tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
+    let section = &constraint.structural_tag["format"];
+    assert_eq!(section["content"]["tags"][1]["begin"], "{\"now\": ");
+    assert_eq!(section["content"]["tags"][1]["end"], "}");
+}
+
+/// Calls without any marker, at the start of the output (Llama 3.x).
+fn bare_like() -> FormatDescription {
+    let mut format = array_like();
+    format.calls.section = None;
+    format.calls.array = false;
+    format.calls.separator = "".into();
+    format
+}
+
+#[rstest]
+#[case::required(ToolChoice::Required, r#"{"name": "now", "arguments": {}}"#, true)]
+#[case::required_two(
+    ToolChoice::Required,
+    r#"{"name": "now", "arguments": {}} {"name": "now", "arguments": {}}"#,
+    true
+)]
+#[case::required_text(ToolChoice::Required, "It is noon.", false)]
+#[case::auto_call(ToolChoice::Auto, r#" {"name": "now", "arguments": {}}"#, true)]
+#[case::auto_text(ToolChoice::Auto, "It is noon. {\"name\": \"now\"}", true)]
+#[case::auto_empty(ToolChoice::Auto, "", true)]
+#[case::auto_object_text(ToolChoice::Auto, r#" {"time": "noon"}"#, false)]
+#[case::none_call(ToolChoice::None, r#"{"name": "now", "arguments": {}}"#, false)]
+#[case::none_text(ToolChoice::None, "\nIt is noon.", true)]
+fn bare_calls(#[case] choice: ToolChoice, #[case] text: &str, #[case] accepted: bool) {
+    let constraint = bare_like()
+        .constraint(Some(&tools()), ReasoningStart::Off, &request(choice, true))
+        .unwrap();
+    assert!(!constraint.lazy);
+    assert_eq!(constraint.triggers, Triggers::default());
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
+    }
 }
