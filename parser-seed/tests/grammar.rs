@@ -60,10 +60,10 @@ const PARIS: &str = "<seed:tool_call>\n<function=get_weather>\n<parameter=city>P
 const UNKNOWN: &str = "<seed:tool_call>\n<function=get_time>\n</function>\n</seed:tool_call>";
 
 #[rstest]
-#[case::valid(&format!("{PARIS}"), true, true)]
+#[case::valid(PARIS, true, true)]
 #[case::two_calls(&format!("{PARIS}{PARIS}"), true, true)]
 #[case::two_calls_when_parallel_is_off(&format!("{PARIS}{PARIS}"), false, false)]
-#[case::unknown_function(&format!("{UNKNOWN}"), true, false)]
+#[case::unknown_function(UNKNOWN, true, false)]
 #[case::text_instead_of_a_call("It is sunny.", true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
