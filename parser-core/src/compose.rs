@@ -4,7 +4,7 @@ use crate::deltas::{Accumulator, Deltas, Sink};
 use crate::json::fit_within;
 use crate::message::{ParsedMessage, Stage};
 use crate::options::Limits;
-use crate::reasoning::{ReasoningParser, ReasoningSink};
+use crate::reasoning::{ReasoningParser, ReasoningSink, Route};
 use crate::tool::ToolParser;
 
 /// A whole-output parser: the object-safe interface behind [`Parser`].
@@ -74,6 +74,19 @@ impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
         }
     }
 
+    /// A delta through the reasoning parser's state machine and the router (out of the common path).
+    #[inline(never)]
+    fn push_routed(&mut self, text: &str, out: &mut dyn Sink) {
+        let mut router = Router {
+            tools: &mut self.tools,
+            out,
+            held: &mut self.held,
+            inline: self.inline,
+            buffer_limit: self.buffer_limit,
+        };
+        self.reasoning.push(text, &mut router);
+    }
+
     /// Sets the most text a held call block may reach ([`Limits::call_buffer`]; families pass the
     /// request's). Past it, the block is reasoning text, as if reasoning went on.
     pub fn buffer_limit(mut self, bytes: usize) -> Self {
@@ -109,26 +122,13 @@ impl<T: ToolParser + Clone> Router<'_, T> {
 }
 
 impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
+    #[inline]
     fn reasoning(&mut self, text: &str) {
-        let Some(held) = self.held.as_deref_mut() else {
+        if self.held.is_none() {
             self.emit_reasoning(text);
-            return;
-        };
-        let room = fit_within(text, held.held_len(), self.buffer_limit);
-        if room < text.len() {
-            // The block reaches the buffer limit: stop holding it. Whatever the text after it, the
-            // answer is the same (reasoning), so deciding at the limit agrees with every chunking.
-            self.hold(&text[..room]);
-            if self.held.is_some() {
-                tracing::debug!(
-                    "call block inside reasoning over the buffer limit: reasoning text"
-                );
-                self.release_held();
-            }
-            self.emit_reasoning(&text[room..]);
-            return;
+        } else {
+            self.reasoning_held(text);
         }
-        self.hold(text);
     }
 
     fn content(&mut self, text: &str) {
@@ -197,6 +197,30 @@ impl<T: ToolParser + Clone> ReasoningSink for Router<'_, T> {
 }
 
 impl<T: ToolParser + Clone> Router<'_, T> {
+    /// Reasoning text while a call block is held: it goes to the block, up to the buffer limit.
+    #[inline(never)]
+    fn reasoning_held(&mut self, text: &str) {
+        let Some(held) = self.held.as_deref_mut() else {
+            self.emit_reasoning(text);
+            return;
+        };
+        let room = fit_within(text, held.held_len(), self.buffer_limit);
+        if room < text.len() {
+            // The block reaches the buffer limit: stop holding it. Whatever the text after it, the
+            // answer is the same (reasoning), so deciding at the limit agrees with every chunking.
+            self.hold(&text[..room]);
+            if self.held.is_some() {
+                tracing::debug!(
+                    "call block inside reasoning over the buffer limit: reasoning text"
+                );
+                self.release_held();
+            }
+            self.emit_reasoning(&text[room..]);
+            return;
+        }
+        self.hold(text);
+    }
+
     /// Adds `text` to the held block; releases the block as reasoning once text shows outside its calls.
     fn hold(&mut self, text: &str) {
         let Some(held) = self.held.as_deref_mut() else {
@@ -213,14 +237,18 @@ impl<T: ToolParser + Clone> Router<'_, T> {
 
 impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        let mut router = Router {
-            tools: &mut self.tools,
-            out,
-            held: &mut self.held,
-            inline: self.inline,
-            buffer_limit: self.buffer_limit,
-        };
-        self.reasoning.push(text, &mut router);
+        // The common delta (plain reasoning, or text after reasoning) goes straight where the router
+        // would send it; a held call block needs the router for every delta.
+        if self.held.is_none() {
+            match self.reasoning.route(text) {
+                Route::Reasoning if self.inline => return out.content(text),
+                Route::Reasoning => return out.reasoning(text),
+                Route::Content => return self.tools.push(text, out),
+                Route::Nothing => return,
+                Route::Machine => {}
+            }
+        }
+        self.push_routed(text, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

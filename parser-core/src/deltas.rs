@@ -239,16 +239,13 @@ impl Deltas {
         if text.is_empty() {
             return;
         }
+        let start = self.offset();
         self.text.push_str(text);
         let end = self.offset();
-        if let Some(last) = self.events.last_mut()
-            && last.kind.merges_with(kind)
-        {
-            last.end = end;
-            return;
+        match self.events.last_mut() {
+            Some(last) if last.kind.merges_with(kind) => last.end = end,
+            _ => self.events.push(Event { kind, start, end }),
         }
-        let start = end.saturating_sub(u32::try_from(text.len()).unwrap_or(u32::MAX));
-        self.events.push(Event { kind, start, end });
     }
 }
 
@@ -325,12 +322,25 @@ impl Accumulator {
     }
 }
 
+/// Appends `text` to a message field. A field that must grow grows by an eighth (still amortised O(1))
+/// rather than doubling: a one-shot parse writes the bulk of a field in one piece, and doubling it for a
+/// few more bytes would leave a large output with twice its size allocated (past the allocator's mmap and
+/// trim thresholds: page faults and `brk` calls on every parse).
+#[inline]
+fn append_to(field: &mut String, text: &str) {
+    let spare = field.capacity() - field.len();
+    if text.len() > spare && !field.is_empty() {
+        field.reserve_exact(text.len().max(field.len() / 8 + 64));
+    }
+    field.push_str(text);
+}
+
 impl Sink for Accumulator {
     fn reasoning(&mut self, text: &str) {
-        self.reasoning.push_str(text);
+        append_to(&mut self.reasoning, text);
     }
     fn content(&mut self, text: &str) {
-        self.content.push_str(text);
+        append_to(&mut self.content, text);
     }
     fn tool_call_start(&mut self, index: usize, id: &str, name: &str) {
         // Indices come in order; tolerate a gap rather than panic on a misbehaving parser.
@@ -349,7 +359,7 @@ impl Sink for Accumulator {
     }
     fn tool_call_arguments(&mut self, index: usize, fragment: &str) {
         if let Some(call) = self.call(index) {
-            call.arguments.push_str(fragment);
+            append_to(&mut call.arguments, fragment);
         }
     }
     fn tool_call_end(&mut self, index: usize, valid: bool) {

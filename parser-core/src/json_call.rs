@@ -253,6 +253,15 @@ impl JsonCall {
         self.unescape = Unescape::default();
     }
 
+    /// Takes `text` when [`run`](Self::run) would write all of it as an argument fragment of the
+    /// committed call and change nothing but the string's escape state: inside a string of the arguments
+    /// object, which `text` does not close (see [`JsonScanner::take_string_run`]). On `true` the caller
+    /// writes `text` as the fragment; on `false` nothing changed.
+    #[inline]
+    pub fn take_plain(&mut self, text: &str) -> bool {
+        self.phase == Phase::ArgsObject && self.committed && self.args_json.take_string_run(text)
+    }
+
     /// The text consumed while the object was not yet a call (after [`CallEnd::NotACall`]: content).
     pub fn raw(&self) -> &str {
         &self.raw

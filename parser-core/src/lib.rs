@@ -139,7 +139,7 @@ pub use message::{ParsedMessage, Stage, ToolCall};
 pub use options::{Limits, ParseOptions, Policy, ReasoningFormat, SpecialTokens, TemplateLimits};
 pub use preview::preview_arguments;
 pub use reasoning::{
-    BlockInReasoning, NoReasoning, ReasoningParser, ReasoningSink, ReasoningSyntax,
+    BlockInReasoning, NoReasoning, ReasoningParser, ReasoningSink, ReasoningSyntax, Route,
     ThinkTagReasoningParser,
 };
 pub use registry::{

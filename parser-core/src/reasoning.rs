@@ -41,6 +41,15 @@ pub trait ReasoningParser: Send {
     /// True while the output is inside reasoning.
     fn in_reasoning(&self) -> bool;
 
+    /// The common delta, decided without the state machine: when the answer is not
+    /// [`Route::Machine`], the parser has taken `text` (as [`push`](Self::push) would, bookkeeping
+    /// included) and the caller writes it where the answer says, with no [`ReasoningSink`] in between.
+    /// On [`Route::Machine`] nothing happened: call [`push`](Self::push). Default: always the machine.
+    #[inline]
+    fn route(&mut self, _text: &str) -> Route {
+        Route::Machine
+    }
+
     /// One-shot: reasoning and the rest of `text` (the rest as `content`, tool markup included).
     fn parse(&mut self, text: &str) -> ParsedMessage
     where
@@ -60,6 +69,19 @@ pub trait ReasoningParser: Send {
         self.finish(&mut collect);
         collect.0.into_message()
     }
+}
+
+/// Where a whole delta goes, as [`ReasoningParser::route`] decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// All of it is reasoning text.
+    Reasoning,
+    /// All of it is text outside reasoning.
+    Content,
+    /// None of it is written (the output has ended).
+    Nothing,
+    /// The state machine must look at it: call [`ReasoningParser::push`].
+    Machine,
 }
 
 /// What a tool-call block opener means while reasoning is still open.
@@ -328,14 +350,22 @@ impl ThinkTagReasoningParser {
     /// reasoning closer. Nothing to do (one branch) for a parser whose stage the request decided.
     #[inline]
     fn watch_content(&mut self, text: &str) {
-        let Some(watch) = &mut self.watch else {
+        let Some(watch) = &self.watch else {
             return;
         };
         // The common delta: nothing pending and no byte that can start a marker (closers included).
         if watch.idle() && !self.syntax.markers.may_contain_marker(text) {
             return;
         }
-        if watch.warned(text, self.syntax.detector.close) {
+        self.watch_closer(text);
+    }
+
+    /// The rest of [`watch_content`](Self::watch_content), out of the common path.
+    #[inline(never)]
+    fn watch_closer(&mut self, text: &str) {
+        if let Some(watch) = &mut self.watch
+            && watch.warned(text, self.syntax.detector.close)
+        {
             self.watch = None;
         }
     }
@@ -376,26 +406,34 @@ fn opener_at(text: &str, openers: &[&str], eof: bool) -> Opener {
 
 impl ReasoningParser for ThinkTagReasoningParser {
     fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
-        if self.carry.held().is_empty() {
-            match self.state {
-                // Reasoning is over: nothing to scan or hold.
-                State::Passthrough => {
-                    self.watch_content(text);
-                    return out.content(text);
-                }
-                State::Ended => return,
-                // Most deltas inside reasoning are a few plain characters: no byte of theirs can start
-                // a marker, so they are reasoning as they are (what `run` would find, without its
-                // machinery).
-                State::Reasoning if !self.syntax.markers.may_contain_marker(text) => {
-                    return out.reasoning(text);
-                }
-                _ => {}
-            }
+        match self.route(text) {
+            Route::Reasoning => return out.reasoning(text),
+            Route::Content => return out.content(text),
+            Route::Nothing => return,
+            Route::Machine => {}
         }
         let mut carry = std::mem::take(&mut self.carry);
         carry.feed(text, self, |me, text| me.run(text, false, out));
         self.carry = carry;
+    }
+
+    #[inline]
+    fn route(&mut self, text: &str) -> Route {
+        if !self.carry.held().is_empty() {
+            return Route::Machine;
+        }
+        match self.state {
+            // Reasoning is over: nothing to scan or hold.
+            State::Passthrough => {
+                self.watch_content(text);
+                Route::Content
+            }
+            State::Ended => Route::Nothing,
+            // Most deltas inside reasoning are a few plain characters: no byte of theirs can start a
+            // marker, so they are reasoning as they are (what `run` would find, without its machinery).
+            State::Reasoning if !self.syntax.markers.may_contain_marker(text) => Route::Reasoning,
+            _ => Route::Machine,
+        }
     }
 
     fn finish(&mut self, out: &mut dyn ReasoningSink) {
@@ -416,6 +454,10 @@ pub struct NoReasoning;
 impl ReasoningParser for NoReasoning {
     fn push(&mut self, text: &str, out: &mut dyn ReasoningSink) {
         out.content(text);
+    }
+    #[inline]
+    fn route(&mut self, _text: &str) -> Route {
+        Route::Content
     }
     fn finish(&mut self, _out: &mut dyn ReasoningSink) {}
     fn in_reasoning(&self) -> bool {

@@ -45,6 +45,18 @@ pub struct MarkerSet {
     needles: [u8; 3],
     needle_count: usize,
     max_len: usize,
+    /// A filter of the markers' first two bytes, indexed by [`pair_slot`]: a candidate whose next byte
+    /// makes a pair no marker starts with is skipped without comparing markers (`a < b` in prose).
+    pairs: [u64; 64],
+    /// Some marker is one byte long: every candidate must be checked.
+    has_single: bool,
+}
+
+/// The bit of [`MarkerSet::pairs`] for a first byte and a second byte: distinct second bytes of one first
+/// byte never share a bit.
+#[inline]
+const fn pair_slot(first: u8, second: u8) -> usize {
+    (((first as usize) << 4) ^ second as usize) & 4095
 }
 
 /// What [`MarkerSet::find`] saw.
@@ -91,6 +103,8 @@ impl MarkerSet {
         let mut needles = [0u8; 3];
         let mut needle_count = 0;
         let mut max_len = 0;
+        let mut pairs = [0u64; 64];
+        let mut has_single = false;
         let mut g = 0;
         while g < groups.len() {
             let group = groups[g];
@@ -101,6 +115,12 @@ impl MarkerSet {
                 assert!(!bytes.is_empty(), "a marker must not be empty");
                 if bytes.len() > max_len {
                     max_len = bytes.len();
+                }
+                if bytes.len() == 1 {
+                    has_single = true;
+                } else {
+                    let slot = pair_slot(bytes[0], bytes[1]);
+                    pairs[slot / 64] |= 1 << (slot % 64);
                 }
                 let b = bytes[0] as usize;
                 if !first[b] {
@@ -121,6 +141,8 @@ impl MarkerSet {
             needles,
             needle_count,
             max_len,
+            pairs,
+            has_single,
         }
     }
 
@@ -149,6 +171,13 @@ impl MarkerSet {
         let mut from = 0;
         while from < bytes.len() {
             let at = from + self.next_candidate(&bytes[from..])?;
+            if let Some(&next) = bytes.get(at + 1)
+                && !self.has_single
+                && !self.pair_may_start(bytes[at], next)
+            {
+                from = at + 1;
+                continue;
+            }
             if let Some(found) = self.check_at(bytes, at, eof) {
                 return Some(found);
             }
@@ -185,13 +214,19 @@ impl MarkerSet {
         self.next_candidate(text.as_bytes()).is_some()
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
         // A streamed delta is a token or a few: a table lookup per byte beats memchr's dispatch and
         // setup there.
         if hay.len() <= SHORT_HAYSTACK {
             return hay.iter().position(|&b| self.first[b as usize]);
         }
+        self.long_candidate(hay)
+    }
+
+    /// [`next_candidate`](Self::next_candidate) on a long haystack, with memchr.
+    #[inline(never)]
+    fn long_candidate(&self, hay: &[u8]) -> Option<usize> {
         match self.needle_count {
             0 => None,
             1 => memchr(self.needles[0], hay),
@@ -199,6 +234,13 @@ impl MarkerSet {
             3 => memchr3(self.needles[0], self.needles[1], self.needles[2], hay),
             _ => hay.iter().position(|&b| self.first[b as usize]),
         }
+    }
+
+    /// Whether some marker may start with the bytes `first`, `second` (false: certainly none does).
+    #[inline]
+    fn pair_may_start(&self, first: u8, second: u8) -> bool {
+        let slot = pair_slot(first, second);
+        self.pairs[slot / 64] & (1 << (slot % 64)) != 0
     }
 
     fn is_proper_prefix(&self, rest: &[u8]) -> bool {
@@ -464,6 +506,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Candidates whose next byte starts no marker (`a < b`) are skipped by the pair filter; one-byte
+    /// markers and candidates at the end of the text are still checked.
+    #[test]
+    fn pair_filter_skips_only_impossible_candidates() {
+        static SET: MarkerSet = MarkerSet::new(&[&["</think>"], &["<|x|>"]]);
+        assert_eq!(SET.find("a < b <  c", false), None);
+        assert_eq!(
+            SET.find("a < b <|x|> c", false),
+            Some(Found::Marker {
+                start: 6,
+                end: 11,
+                group: 1,
+                index: 0
+            })
+        );
+        assert_eq!(
+            SET.find("a < b <", false),
+            Some(Found::Partial { start: 6 })
+        );
+        static SINGLE: MarkerSet = MarkerSet::new(&[&["<ab>", "<"]]);
+        assert_eq!(
+            SINGLE.find("x < y", false),
+            Some(Found::Marker {
+                start: 2,
+                end: 3,
+                group: 0,
+                index: 1
+            })
+        );
     }
 
     #[test]

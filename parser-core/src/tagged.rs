@@ -425,6 +425,31 @@ impl ParamValue {
         self.start(value_type, args, calls, out);
     }
 
+    /// The common delta inside a string value, without [`run`](Self::run): when the value streams as a
+    /// string, its reader has started and holds no newline, and `text` has no byte that can start one of
+    /// `syntax.ends` and no trailing newline to hold, `text` is value text as `run` would find it; it is
+    /// written (escaped) and `true` returned. `false`: nothing changed.
+    #[inline]
+    pub fn take_plain(
+        &mut self,
+        text: &str,
+        syntax: &ValueSyntax,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut dyn Sink,
+    ) -> bool {
+        let plain = self.is_string()
+            && self.reader.started
+            && !self.reader.newline
+            && !text.is_empty()
+            && (!syntax.trim_newline || !text.ends_with('\n'))
+            && !syntax.ends.may_contain_marker(text);
+        if plain {
+            args.string_chunk(calls, out, text);
+        }
+        plain
+    }
+
     /// Whether the value streams as a JSON string (rather than being collected).
     pub fn is_string(&self) -> bool {
         self.value_type.is_string()

@@ -114,19 +114,46 @@ pub trait CallMachine {
     /// In the content state: the call bookkeeping and the markers the content scan looks for (those
     /// passed to [`Calls::scan_content`]). `None` in every other state.
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)>;
+
+    /// Inside a call's arguments: when the machine would write all of `text` as argument text and
+    /// change nothing else but a string's escape state, writes it so and returns `true` (see
+    /// [`JsonArgs::take_plain`], [`JsonCall::take_plain`](crate::JsonCall::take_plain),
+    /// [`ParamValue::take_plain`](crate::ParamValue::take_plain)). `false`: nothing changed, run the
+    /// machine. Default: `false`.
+    #[inline]
+    fn plain_arguments(&mut self, _text: &str, _out: &mut dyn Sink) -> bool {
+        false
+    }
 }
 
 impl Carry {
     /// Feeds a delta to a tool parser's machine. The common delta in content — nothing held and no
     /// byte that can start a marker — is written as content directly, which is what the machine's
-    /// content scan would do, so every family gets the fast path at once.
+    /// content scan would do, so every family gets the fast path at once; so is the common delta
+    /// inside a string argument ([`CallMachine::plain_arguments`]).
     #[inline]
     pub fn feed_calls<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
-        if let Some((calls, markers)) = machine.content_state()
-            && calls.plain_content(self.held(), markers, delta, out)
-        {
-            return;
+        if self.held().is_empty() {
+            match machine.content_state() {
+                Some((calls, markers)) => {
+                    if calls.plain_content("", markers, delta, out) {
+                        return;
+                    }
+                }
+                None => {
+                    // The common delta of a long argument: a run of a string value.
+                    if machine.plain_arguments(delta, out) {
+                        return;
+                    }
+                }
+            }
         }
+        self.feed_machine(delta, machine, out);
+    }
+
+    /// The rest of [`feed_calls`](Self::feed_calls), out of the common path.
+    #[inline(never)]
+    fn feed_machine<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
         self.feed(delta, machine, |m, text| m.step(text, false, out));
     }
 }
@@ -413,6 +440,15 @@ impl JsonArgs {
         self.phase = Phase::Lead { fence_seen: false };
         self.json.reset();
         self.tail.clear();
+    }
+
+    /// Takes `text` when [`run`](Self::run) would write all of it as an argument fragment and change
+    /// nothing but the string's escape state: inside a string of the JSON object, which `text` does not
+    /// close (see [`JsonScanner::take_string_run`]). On `true` the caller writes `text` as the fragment;
+    /// on `false` nothing changed.
+    #[inline]
+    pub fn take_plain(&mut self, text: &str) -> bool {
+        self.phase == Phase::Json && self.json.take_string_run(text)
     }
 
     /// Consumes arguments from `text`; see the type docs. At `eof` it always closes.

@@ -120,6 +120,7 @@ impl DsmlToolParser {
 }
 
 impl ToolParser for DsmlToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }

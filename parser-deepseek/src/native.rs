@@ -163,6 +163,7 @@ impl NativeToolParser {
 }
 
 impl ToolParser for NativeToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
@@ -197,6 +198,15 @@ impl CallMachine for Machine {
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         let markers = self.content_markers();
         (self.state == State::Content).then_some((&mut self.calls, markers))
+    }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = matches!(self.state, State::Args(_)) && self.args.take_plain(text);
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {

@@ -117,6 +117,7 @@ impl GenericToolParser {
 }
 
 impl ToolParser for GenericToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
@@ -160,6 +161,20 @@ impl CallMachine for Machine {
 
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, self.syntax.content))
+    }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = match self.state {
+            // In an array, each element's end is tracked per delta: the machine reads it.
+            State::Json => !self.in_array && self.json.take_plain(text),
+            State::ArgsObject => self.scanner.take_string_run(text),
+            _ => false,
+        };
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {

@@ -115,6 +115,7 @@ impl GlmToolParser {
 }
 
 impl ToolParser for GlmToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
@@ -165,6 +166,14 @@ impl CallMachine for Machine {
 
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        self.state == State::Value
+            && self
+                .value
+                .take_plain(text, &VALUE, &mut self.args, &mut self.calls, out)
     }
 }
 impl Machine {

@@ -141,6 +141,7 @@ impl KimiToolParser {
 }
 
 impl ToolParser for KimiToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
@@ -169,6 +170,15 @@ impl CallMachine for Machine {
 
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        let took = self.state == State::Args && self.args.take_plain(text);
+        if took {
+            self.calls.args(out, text);
+        }
+        took
     }
 }
 impl Machine {

@@ -158,6 +158,7 @@ impl QwenToolParser {
 }
 
 impl ToolParser for QwenToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
@@ -220,6 +221,21 @@ impl CallMachine for Machine {
             &CONTENT_HERMES
         };
         (self.state == State::Content).then_some((&mut self.calls, markers))
+    }
+
+    #[inline]
+    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+        match self.state {
+            State::Json if self.json.take_plain(text) => {
+                self.calls.args(out, text);
+                true
+            }
+            State::Value => {
+                self.value
+                    .take_plain(text, &VALUE, &mut self.args, &mut self.calls, out)
+            }
+            _ => false,
+        }
     }
 }
 impl Machine {

@@ -448,7 +448,7 @@ fn one_shot_rows(
     for (i, label) in labels.iter().enumerate() {
         let what = format!("One-shot `parse`, {} output, {label}", kb(text.len()));
         let Some(parsers) = parsers else {
-            section.rows.push(unregistered(what, "≥ 2 GB/s"));
+            section.rows.push(unregistered(what, "≥ 10 GB/s"));
             continue;
         };
         let m = if i == 0 {
@@ -470,8 +470,8 @@ fn one_shot_rows(
                 gbps(text.len(), slow),
                 gbps(text.len(), fast)
             ),
-            "≥ 2 GB/s",
-            Status::check(throughput >= 2.0),
+            "≥ 10 GB/s",
+            Status::check(throughput >= 10.0),
         ));
     }
 }
@@ -504,7 +504,7 @@ fn streaming_rows(
             thousands(pieces.len() as u64)
         );
         let Some(parsers) = parsers else {
-            section.rows.push(unregistered(what, "≤ 50 ns"));
+            section.rows.push(unregistered(what, "≤ 20 ns"));
             continue;
         };
         let m = time_stream(harness, parsers, &pieces);
@@ -518,8 +518,8 @@ fn streaming_rows(
             what,
             format!("{:.1} ns", per(m.median_ns())),
             format!("{:.1}–{:.1} ns", per(fast), per(slow)),
-            "≤ 50 ns",
-            Status::check(per(m.median_ns()) <= 50.0),
+            "≤ 20 ns",
+            Status::check(per(m.median_ns()) <= 20.0),
         ));
     }
 }
@@ -542,7 +542,7 @@ fn long_argument_rows(
             thousands(pieces.len() as u64)
         );
         let has_target = size == TARGET_SIZE;
-        let target_label = if has_target { "≤ 0.25 ms" } else { "—" };
+        let target_label = if has_target { "≤ 0.1 ms" } else { "—" };
         let Some(parsers) = parsers else {
             section.rows.push(unregistered(what, target_label));
             continue;
@@ -550,7 +550,7 @@ fn long_argument_rows(
         let m = time_stream(harness, parsers, &pieces);
         let (fast, slow) = m.range_ns();
         let status = if has_target {
-            Status::check(m.median_ns() <= 250_000.0)
+            Status::check(m.median_ns() <= 100_000.0)
         } else {
             Status::Info
         };
