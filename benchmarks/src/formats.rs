@@ -495,6 +495,28 @@ pub static LLAMA3: Format = Format {
     long_argument: llama3_long_argument,
 };
 
+/// Hermes-4 (`parser-hermes`, a spec run by the generic engine): the Qwen3 Hermes workloads, whose wire
+/// format it shares (`<think>` opened by the model, `<tool_call>` JSON calls).
+pub static HERMES: Format = Format {
+    key: "hermes",
+    name: "Hermes-4 (data)",
+    model: "NousResearch/Hermes-4-70B",
+    long_argument_model: "NousResearch/Hermes-4-70B",
+    ..QWEN3_HERMES
+};
+
+/// Nemotron 3 Nano (`parser-nemotron`, a spec run by the generic engine) with thinking off: the
+/// Qwen3-Coder XML workloads, whose call format it shares.
+pub static NEMOTRON_3_NANO: Format = Format {
+    key: "nemotron-3-nano",
+    name: "Nemotron 3 Nano XML (data)",
+    model: "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+    output_tail: Some("<|im_start|>assistant\n<think></think>"),
+    long_argument_model: "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+    long_argument_tail: Some("<|im_start|>assistant\n<think></think>"),
+    ..QWEN3_CODER
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -514,6 +536,8 @@ pub static FORMATS: &[&Format] = &[
     &FUNCTIONARY,
     &APERTUS,
     &FIREWORKS,
+    &HERMES,
+    &NEMOTRON_3_NANO,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
@@ -1556,6 +1580,8 @@ mod tests {
             // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
             // a family with generators of its own adds an arm above.
             _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),
+            // Families written as data that share Qwen3-Coder's XML calls (`..QWEN3_CODER`).
+            _ if format.output(2_000) == QWEN3_CODER.output(2_000) => markers(&QWEN3_CODER),
             other => panic!("no markers for {other}"),
         }
     }

@@ -626,13 +626,19 @@ pub struct MarkerTable {
     droppable: Vec<String>,
 }
 
-/// End-of-sequence tokens that parsers drop wherever they stand (DeepSeek, Qwen, Kimi, GLM).
+/// End-of-sequence tokens that parsers drop wherever they stand (DeepSeek, Qwen, Kimi, GLM; the
+/// families written as data: their specs' end-of-turn tokens, which a template route to them no
+/// longer lists through an analysis).
 const DROPPABLE: &[&str] = &[
     "<｜end▁of▁sentence｜>",
     "<|im_end|>",
     "<|endoftext|>",
     "<|user|>",
     "<|observation|>",
+    "[e~[",
+    "<seed:eos>",
+    "<|end_of_text|>",
+    "<SPECIAL_12>",
 ];
 
 impl MarkerTable {

@@ -99,11 +99,14 @@ pub enum Family {
     /// The generic parser the differential analyzer builds from a chat template
     /// (`parser_auto::prepare` on templates of `templates/`).
     Generic,
+    /// The families written as data (Hermes, MiniMax-M2, Seed-OSS, Granite, Nemotron: specs run by the
+    /// generic engine), seeded from their corpus cases.
+    Data,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -112,6 +115,7 @@ impl Family {
         Family::Mistral,
         Family::Llama,
         Family::Generic,
+        Family::Data,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -125,10 +129,12 @@ impl Family {
             Family::Mistral => "mistral",
             Family::Llama => "llama",
             Family::Generic => "generic",
+            Family::Data => "data",
         }
     }
 
-    /// The family named `name` (also accepts `gpt-oss`, `harmony`, `template`).
+    /// The family named `name` (also accepts `gpt-oss`, `harmony`, `template`, and each data family's
+    /// name for `data`).
     pub fn from_name(name: &str) -> Option<Family> {
         Some(match name.to_ascii_lowercase().as_str() {
             "deepseek" => Family::Deepseek,
@@ -139,6 +145,7 @@ impl Family {
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
             "generic" | "template" => Family::Generic,
+            "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" => Family::Data,
             _ => return None,
         })
     }

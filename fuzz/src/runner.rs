@@ -339,7 +339,7 @@ fn make(family: Family, seed: u64, big_inputs: bool) -> Made {
         many_calls: if many { 1000 + rng.below(2000) } else { 0 },
     };
     let generated = grammar::generate(family, &mut rng, scale);
-    let damaged = family == Family::Generic || rng.chance(65);
+    let damaged = matches!(family, Family::Generic | Family::Data) || rng.chance(65);
     let mut text = generated.text;
     let mutations = if damaged {
         let big = rng.below(400) == 0 && big_inputs;

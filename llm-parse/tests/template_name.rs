@@ -77,13 +77,14 @@ fn tools_pick_the_tool_use_template_unless_a_name_is_given() {
     let dir = hermes_dir();
     let config = format!("{dir}/tokenizer_config.json");
 
-    // With tools: tool_use, whose calls the analysis reads (from the directory or the config file).
+    // With tools: tool_use, whose Hermes instructions route it to the Hermes family (from the directory
+    // or the config file).
     for source in [&["--model-dir", &dir][..], &["--template", &config]] {
         let mut args = source.to_vec();
         args.extend(["--tools", tools.arg(), output.arg()]);
         let (message, route) = message_and_route(&run(&args));
         assert_eq!(
-            route, "generic parser from the template's analysis",
+            route, "family parser `hermes` (by template signature)",
             "{args:?}"
         );
         assert_eq!(message["tool_calls"][0]["name"], "get_weather", "{message}");
@@ -116,7 +117,7 @@ fn tools_pick_the_tool_use_template_unless_a_name_is_given() {
         "tool_use",
         output.arg(),
     ]));
-    assert_eq!(route, "generic parser from the template's analysis");
+    assert_eq!(route, "family parser `hermes` (by template signature)");
     assert_eq!(message["tool_calls"][0]["name"], "get_weather", "{message}");
 }
 

@@ -57,6 +57,11 @@
 //! - `apertus` (default): Swiss AI Apertus, from `parser-apertus` (a family as data).
 //! - `fireworks` (default): firefunction-v2, from `parser-fireworks` (a family as data).
 //! - `gemma` (default): Gemma 2 / 3 (`tool_code` calls), from `parser-gemma` (a family as data).
+//! - `nemotron` (default): NVIDIA Nemotron Nano v2 (`<TOOLCALL>` JSON lists) and Nemotron 3 Nano (XML calls), written as data, from `parser-nemotron`.
+//! - `granite` (default): IBM Granite 3.x (`<|tool_call|>` JSON lists, `<think>` / `<response>`), Granite 4.x, Granite-20B-FC, written as data, from `parser-granite`.
+//! - `seed` (default): ByteDance Seed-OSS (`<seed:think>`, `<seed:tool_call>` XML calls), written as data, from `parser-seed`.
+//! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
+//! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -154,6 +159,30 @@ pub use parser_fireworks as fireworks;
 #[cfg(feature = "gemma")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemma")))]
 pub use parser_gemma as gemma;
+/// The Hermes family (feature `hermes`).
+#[cfg(feature = "hermes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hermes")))]
+pub use parser_hermes as hermes;
+
+/// The Minimax family (feature `minimax`).
+#[cfg(feature = "minimax")]
+#[cfg_attr(docsrs, doc(cfg(feature = "minimax")))]
+pub use parser_minimax as minimax;
+
+/// The Seed family (feature `seed`).
+#[cfg(feature = "seed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "seed")))]
+pub use parser_seed as seed;
+
+/// The Granite family (feature `granite`).
+#[cfg(feature = "granite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "granite")))]
+pub use parser_granite as granite;
+
+/// The Nemotron family (feature `nemotron`).
+#[cfg(feature = "nemotron")]
+#[cfg_attr(docsrs, doc(cfg(feature = "nemotron")))]
+pub use parser_nemotron as nemotron;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -298,6 +327,9 @@ fn signature_entry(source: &str) -> Option<&'static str> {
         // Llama 3.1 / 3.2 / 3.3: Meta's JSON tool-call instructions.
         return Some("llama3");
     }
+    if let Some(name) = tag_family_signature(source) {
+        return Some(name);
+    }
     qwen_signature(source)
 }
 
@@ -335,12 +367,42 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
     parser_core::find_by_name(name).ok().map(|entry| entry.name)
 }
 
+/// Hermes, MiniMax, Seed-OSS, Granite and Nemotron templates: a token only that family writes
+/// (`<minimax:tool_call>`, `<seed:tool_call>`, Granite's `<|tool_call|>` in `<|start_of_role|>` turns,
+/// Nano v2's `<TOOLCALL>` in `<SPECIAL_11>` turns), or, for the ChatML ones, their own tool
+/// instructions: Hermes-2-Pro / 3's "You are a function calling AI model", Nemotron 3's
+/// `truncate_history_thinking` switch beside Qwen3-Coder-style `<function=` calls.
+fn tag_family_signature(source: &str) -> Option<&'static str> {
+    if source.contains("<minimax:tool_call>") {
+        return Some("minimax-m2");
+    }
+    if source.contains("<seed:tool_call>") || source.contains("<seed:think>") {
+        return Some("seed-oss");
+    }
+    if source.contains("<TOOLCALL>") && source.contains("<SPECIAL_11>") {
+        return Some("nemotron-nano-v2");
+    }
+    if source.contains("<|tool_call|>") && source.contains("<|start_of_role|>") {
+        return Some("granite");
+    }
+    let chatml_calls = source.contains("<|im_start|>") && source.contains("<tool_call>");
+    if chatml_calls && source.contains("truncate_history_thinking") && source.contains("<function=")
+    {
+        return Some("nemotron-3-nano");
+    }
+    if chatml_calls && source.contains("You are a function calling AI model") {
+        return Some("hermes");
+    }
+    None
+}
+
 /// Qwen's ChatML templates: `<|im_start|>` turns and `<tool_call>` blocks, with Qwen's own tool
 /// instructions — Hermes JSON calls ("For each function call, return a json object … within
 /// <tool_call></tool_call> XML tags", Qwen2.5 / QwQ / Qwen3) or XML calls ("If you choose to call a tool
 /// ONLY reply in the following format", Qwen3-Coder / Qwen3.5). Other ChatML templates with
-/// `<tool_call>` (Hermes-2-Pro/3, Nemotron, Bielik) word their instructions otherwise and stay with the
-/// analyzer (no Qwen model pattern claims them either); MiMo-VL's template is Qwen2.5's with another default system prompt, and is read as Qwen2.5.
+/// `<tool_call>` word their instructions otherwise: Hermes-2-Pro/3 and Nemotron 3 reach their own
+/// families (`tag_family_signature`, checked first), Bielik stays with the analyzer (no Qwen model
+/// pattern claims them either); MiMo-VL's template is Qwen2.5's with another default system prompt, and is read as Qwen2.5.
 ///
 /// The parser follows what the generation prompt (after the last `<|im_start|>assistant`) does: opens
 /// `<think>` unconditionally (QwQ, Thinking-2507, Qwen3.5) → reasoning forced open; writes `<think>`
@@ -773,5 +835,15 @@ pub fn enabled_families() -> &'static [&'static str] {
         "fireworks",
         #[cfg(feature = "gemma")]
         "gemma",
+        #[cfg(feature = "nemotron")]
+        "nemotron",
+        #[cfg(feature = "granite")]
+        "granite",
+        #[cfg(feature = "seed")]
+        "seed",
+        #[cfg(feature = "minimax")]
+        "minimax",
+        #[cfg(feature = "hermes")]
+        "hermes",
     ]
 }

@@ -585,10 +585,10 @@ fn the_constraint_follows_the_route() {
     let got = parser_auto::constraint(&by_signature, &options, &request);
     assert_eq!(got.unwrap().unwrap(), family);
 
-    let hermes = template("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja");
-    let generic = parser_auto::prepare(None, Some(&hermes)).unwrap();
+    let bielik = template("Bielik-11B-v3.0-Instruct.jinja");
+    let generic = parser_auto::prepare(None, Some(&bielik)).unwrap();
     assert_eq!(generic.route, Route::Analyzer);
-    let factory = GenericParserFactory::new(parser_auto::analysis_for(&hermes));
+    let factory = GenericParserFactory::new(parser_auto::analysis_for(&bielik));
     let expected = factory.constraint(&options, &request).unwrap();
     let got = parser_auto::constraint(&generic, &options, &request);
     assert_eq!(got.unwrap().unwrap(), expected);

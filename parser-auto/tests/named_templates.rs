@@ -81,13 +81,17 @@ fn hermes_renders_and_parses_a_request_with_tools_with_its_tool_use_template() {
     assert!(prompt.text.contains("\"name\": \"get_weather\""));
     assert!(prompt.text.ends_with("<|im_start|>assistant\n"));
     assert_eq!(prompt.polyfills, []);
-    assert_eq!(prepared.for_request(&prompt.options).route, Route::Analyzer);
+    // Its tool instructions are Hermes': the family by signature.
+    assert_eq!(
+        prepared.for_request(&prompt.options).route,
+        Route::TemplateSignature("hermes")
+    );
     let message = prepared.parser(&prompt.options).parse(HERMES_CALL);
     assert_eq!(calls(&message), [("get_weather", r#"{"city": "Paris"}"#)]);
     assert_eq!(message.content, None);
     // Streamed, the same.
     let resolved = parser_auto::resolve(None, Some(&template), &prompt.options).unwrap();
-    assert_eq!(resolved.route, Route::Analyzer);
+    assert_eq!(resolved.route, Route::TemplateSignature("hermes"));
     let mut parser = resolved.parser;
     let mut accumulated = parser_auto::Accumulator::default();
     for piece in HERMES_CALL.split_inclusive(['\n', '"']) {
@@ -132,7 +136,11 @@ fn a_request_body_with_tools_renders_with_tool_use_even_an_empty_list() {
         );
         assert_eq!(prompt.options.tools.is_some(), tool_use, "{body}");
         let route = &prepared.for_request(&prompt.options).route;
-        assert_eq!(*route == Route::Analyzer, tool_use, "{body}: {route}");
+        assert_eq!(
+            *route == Route::TemplateSignature("hermes"),
+            tool_use,
+            "{body}: {route}"
+        );
     }
 }
 
@@ -226,7 +234,7 @@ fn a_template_chosen_by_name_serves_every_request() {
     let prompt = tool_use.render_prompt(&question()).unwrap();
     assert!(prompt.text.contains("You are a function calling AI model."));
     let prepared = parser_auto::prepare(None, Some(&tool_use)).unwrap();
-    assert_eq!(prepared.route, Route::Analyzer);
+    assert_eq!(prepared.route, Route::TemplateSignature("hermes"));
     let message = prepared.parser(&prompt.options).parse(HERMES_CALL);
     assert_eq!(calls(&message), [("get_weather", r#"{"city": "Paris"}"#)]);
 

@@ -109,6 +109,17 @@ fn names_and_aliases_are_unique() {
 #[case("fireworks-ai/llama-3-firefunction-v2", "firefunction-v2")]
 #[case("google/gemma-2-2b-it", "gemma")]
 #[case("google/gemma-3-27b-it", "gemma")]
+#[case("NousResearch/Hermes-2-Pro-Llama-3-8B", "hermes")]
+#[case("NousResearch/Hermes-3-Llama-3.1-8B", "hermes")]
+#[case("NousResearch/Hermes-4-70B-FP8", "hermes")]
+#[case("MiniMaxAI/MiniMax-M2", "minimax-m2")]
+#[case("MiniMaxAI/MiniMax-M2.1", "minimax-m2")]
+#[case("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed-oss")]
+#[case("ibm-granite/granite-3.3-8b-instruct", "granite")]
+#[case("ibm-granite/granite-4.0-h-small", "granite-4")]
+#[case("ibm-granite/granite-20b-functioncalling", "granite-20b-fc")]
+#[case("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-v2")]
+#[case("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -167,6 +178,19 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("gigachat3", "gigachat3")]
 #[case("gigachat_v3", "gigachat3")]
 #[case("apertus", "apertus")]
+#[case("hermes", "hermes")]
+#[case("hermes_2_pro", "hermes")]
+#[case("qwen3_json", "qwen3")]
+#[case("minimax_m2", "minimax-m2")]
+#[case("minimax_m2_append_think", "minimax-m2")]
+#[case("seed_oss", "seed-oss")]
+#[case("granite", "granite")]
+#[case("granite4", "granite-4")]
+#[case("granite-20b-fc", "granite-20b-fc")]
+#[case("granite_thinking_parser", "granite")]
+#[case("nemotron_v3", "nemotron-3-nano")]
+#[case("nemotron-3-nano", "nemotron-3-nano")]
+#[case("nemotron_nano_v2", "nemotron-nano-v2")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }

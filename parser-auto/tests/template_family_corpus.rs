@@ -10,8 +10,9 @@
 //! - `qwen3-instruct-2507` and `qwen3.5` (no template copied);
 //! - `kimi-k2.5` and `kimi-vl` (no template copied);
 //! - `llama4` (no Llama 4 template copied);
-//! - cases whose model is no family's (`llama_cpp/hermes.jsonl`'s NousResearch models), as the family
-//!   tests skip them.
+//! - `granite-4` and `granite-20b-fc` (no template copied);
+//! - cases whose model is another family's (`llama_cpp/hermes.jsonl` in Qwen's list: its NousResearch
+//!   models are `hermes`'s), as the family tests skip them.
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +90,43 @@ const FILES: &[(&str, &[&str])] = &[
             "authored/llama.jsonl",
         ],
     ),
+    (
+        "hermes",
+        &["llama_cpp/hermes.jsonl", "authored/hermes.jsonl"],
+    ),
+    (
+        "minimax",
+        &[
+            "llama_cpp/minimax.jsonl",
+            "vllm/minimax_m2.jsonl",
+            "authored/minimax.jsonl",
+        ],
+    ),
+    (
+        "seed",
+        &[
+            "llama_cpp/seed_oss.jsonl",
+            "vllm/seed_oss.jsonl",
+            "authored/seed.jsonl",
+        ],
+    ),
+    (
+        "granite",
+        &[
+            "llama_cpp/granite.jsonl",
+            "vllm/granite.jsonl",
+            "authored/granite.jsonl",
+        ],
+    ),
+    (
+        "nemotron",
+        &[
+            "llama_cpp/nemotron.jsonl",
+            "vllm/nemotron_nano_v2.jsonl",
+            "ollama/nemotron.jsonl",
+            "authored/nemotron.jsonl",
+        ],
+    ),
 ];
 
 /// Each parser's own templates in `templates/`.
@@ -137,6 +175,21 @@ const TEMPLATES: &[(&str, &[&str])] = &[
             "meta-llama-Llama-3.3-70B-Instruct.jinja",
         ],
     ),
+    (
+        "hermes",
+        &[
+            "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja",
+            "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",
+        ],
+    ),
+    ("minimax-m2", &["MiniMax-M2.jinja"]),
+    ("seed-oss", &["ByteDance-Seed-OSS.jinja"]),
+    ("granite", &["ibm-granite-granite-3.3-2B-Instruct.jinja"]),
+    ("nemotron-nano-v2", &["NVIDIA-Nemotron-Nano-v2.jinja"]),
+    (
+        "nemotron-3-nano",
+        &["NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja"],
+    ),
 ];
 
 /// Parsers with no template in `templates/` (see the module docs).
@@ -149,6 +202,8 @@ const NO_TEMPLATE: &[&str] = &[
     "kimi-k2.5",
     "kimi-vl",
     "llama4",
+    "granite-4",
+    "granite-20b-fc",
 ];
 
 #[test]

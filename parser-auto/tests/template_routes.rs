@@ -72,6 +72,22 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("google-gemma-2-2b-it.jinja", "gemma"),
     ("meetkai-functionary-medium-v3.1.jinja", "functionary-v3.1"),
     ("meetkai-functionary-medium-v3.2.jinja", "functionary-v3.2"),
+    ("ByteDance-Seed-OSS.jinja", "seed-oss"),
+    ("MiniMax-M2.jinja", "minimax-m2"),
+    (
+        "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
+        "nemotron-3-nano",
+    ),
+    ("NVIDIA-Nemotron-Nano-v2.jinja", "nemotron-nano-v2"),
+    (
+        "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja",
+        "hermes",
+    ),
+    (
+        "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",
+        "hermes",
+    ),
+    ("ibm-granite-granite-3.3-2B-Instruct.jinja", "granite"),
 ];
 
 /// Templates whose analysis finds no tool, reasoning or content marker.

@@ -257,7 +257,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3",
         family: "qwen",
-        aliases: &["qwen", "hermes", "qwen3_json", "qwen3-hybrid"],
+        aliases: &["qwen", "qwen3_json", "qwen3-hybrid"],
         models: &["qwen", "qwen3"],
         summary: "Qwen3 (hybrid thinking): <think> by the model, the prompt or enable_thinking; Hermes-style calls",
         sample: "<think>\nThe user wants the weather in two cities; one call each.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"北京\"}}\n</tool_call><|im_end|>",

@@ -884,7 +884,6 @@ fn parser_qwen_names() -> Vec<&'static str> {
 #[case("qwen25", "qwen2.5")]
 #[case("qwen2_5", "qwen2.5")]
 #[case("qwen3", "qwen3")]
-#[case("hermes", "qwen3")]
 #[case("qwen3_json", "qwen3")]
 #[case("qwen3_coder", "qwen3-coder")]
 #[case("qwen3_xml", "qwen3-coder")]

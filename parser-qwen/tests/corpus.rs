@@ -4,8 +4,7 @@
 //!
 //! Cases whose model is not a Qwen model are skipped: `llama_cpp/hermes.jsonl` holds NousResearch
 //! Hermes-2-Pro / Hermes-3 cases (Llama-3 models that happen to use the Hermes call format). No Qwen model
-//! pattern claims them, by design: model patterns name model families, and the format is reachable by the
-//! `hermes` alias.
+//! pattern claims them, by design: model patterns name model families; they are `parser-hermes`'s.
 
 use std::path::{Path, PathBuf};
 

@@ -166,7 +166,7 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
 }
 
 /// A position in `text` where one of `tokens` starts (or a random one).
-fn marker_position(rng: &mut Rng, text: &str, tokens: &[&str]) -> usize {
+pub(super) fn marker_position(rng: &mut Rng, text: &str, tokens: &[&str]) -> usize {
     let starts: Vec<usize> = tokens
         .iter()
         .filter(|t| !t.is_empty())
@@ -180,7 +180,7 @@ fn marker_position(rng: &mut Rng, text: &str, tokens: &[&str]) -> usize {
 }
 
 /// A slice of `text` from one marker position to another (or to the end).
-fn marker_slice<'t>(rng: &mut Rng, text: &'t str, tokens: &[&str]) -> &'t str {
+pub(super) fn marker_slice<'t>(rng: &mut Rng, text: &'t str, tokens: &[&str]) -> &'t str {
     let a = marker_position(rng, text, tokens);
     let b = marker_position(rng, text, tokens);
     let (a, b) = if a <= b { (a, b) } else { (b, a) };

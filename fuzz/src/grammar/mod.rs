@@ -11,6 +11,7 @@ use crate::Family;
 use crate::check::Expected;
 use crate::setup::Setup;
 
+pub mod data;
 pub mod deepseek;
 pub mod generic;
 pub mod glm;
@@ -51,6 +52,7 @@ pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
         Family::Mistral => mistral::generate(rng, scale),
         Family::Llama => llama::generate(rng, scale),
         Family::Generic => generic::generate(rng, scale),
+        Family::Data => data::generate(rng, scale),
     }
 }
 
@@ -65,6 +67,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Mistral => mistral::call_block(rng),
         Family::Llama => llama::call_block(rng),
         Family::Generic => generic::call_block(rng),
+        Family::Data => data::call_block(rng),
     }
 }
 
@@ -79,6 +82,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Mistral => mistral::variant(rng, setup),
         Family::Llama => llama::variant(rng, setup),
         Family::Generic => generic::variant(rng, setup),
+        Family::Data => data::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
