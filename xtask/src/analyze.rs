@@ -350,8 +350,8 @@ mod tests {
         assert!(load(&dir.join("no-such-template.jinja")).is_err());
     }
 
-    /// The grammar section of a template of each kind: a family's route, the generic parser's (JSON
-    /// calls in an array), and a template without calls.
+    /// The grammar section of a template of each kind: a family's route, a family written as data (the
+    /// generic engine's grammar: JSON calls in an array), and a template without calls.
     #[test]
     fn grammar_sections() {
         let dir = crate::project_root().join("templates");
@@ -377,7 +377,10 @@ mod tests {
         assert!(!coder.contains("GBNF:") && !coder.contains("structural tag:"));
 
         let nemotron = section("NVIDIA-Nemotron-Nano-v2.jinja", &all);
-        assert!(nemotron.contains("route: analyzer"), "{nemotron}");
+        assert!(
+            nemotron.contains("route: signature: nemotron-nano-v2"),
+            "{nemotron}"
+        );
         assert!(
             nemotron.contains(r#"trigger words: ["<TOOLCALL>"]"#),
             "{nemotron}"
