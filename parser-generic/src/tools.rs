@@ -169,6 +169,13 @@ impl CallMachine for Machine {
             // In an array, each element's end is tracked per delta: the machine reads it.
             State::Json => !self.in_array && self.json.take_plain(text),
             State::ArgsObject => self.scanner.take_string_run(text),
+            // A tagged string value writes the delta itself (escaped).
+            State::Value => {
+                let value = self.syntax.value;
+                return self
+                    .value
+                    .take_plain(text, value, &mut self.args, &mut self.calls, out);
+            }
             _ => false,
         };
         if took {
