@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus,
-    Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools,
-    find_within, leading_ws, literal_at,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonCall, JsonScanner,
+    JsonStatus, Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink,
+    ToolParser, Tools, find_within, leading_ws, literal_at,
 };
 
 use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
@@ -120,6 +120,11 @@ impl ToolParser for GenericToolParser {
     #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

@@ -34,9 +34,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallMachine, Calls, Carry, ContentStep, Found, Literal, MarkerSet, ObjectArgs, ParamStep,
-    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within, leading_ws,
-    literal_at,
+    CallMachine, Calls, Carry, ContentStep, Deltas, Found, Literal, MarkerSet, ObjectArgs,
+    ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within,
+    leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -118,6 +118,11 @@ impl ToolParser for GlmToolParser {
     #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

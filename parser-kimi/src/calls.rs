@@ -31,8 +31,9 @@
 //! content or arguments (issue 18).
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal,
-    MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Deltas, JsonArgs, LeadCall,
+    Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at,
+    section_lead,
 };
 
 use crate::markers::*;
@@ -144,6 +145,11 @@ impl ToolParser for KimiToolParser {
     #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

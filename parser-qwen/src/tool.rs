@@ -31,7 +31,7 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonCall, Literal, MarkerSet,
     ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
     leading_ws, literal_at,
 };
@@ -161,6 +161,11 @@ impl ToolParser for QwenToolParser {
     #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
