@@ -135,7 +135,7 @@ fn the_tables_are_read() {
         ("smg", "tool", 21),
         ("smg", "reasoning", 16),
         ("llama.cpp", "format", 31),
-        ("llama.cpp", "handler", 5),
+        ("llama.cpp", "handler", 14),
         ("ollama", "parser", 27),
         ("ollama", "renderer", 6),
     ] {
