@@ -128,8 +128,10 @@ pub trait CallMachine {
     /// [`JsonArgs::take_plain`], [`JsonCall::take_plain`](crate::JsonCall::take_plain),
     /// [`ParamValue::take_plain`](crate::ParamValue::take_plain)). `false`: nothing changed, run the
     /// machine. Default: `false`.
+    /// Generic over the sink so that [`Carry::feed_calls_deltas`] writes the fragment into
+    /// [`Deltas`] with static calls.
     #[inline]
-    fn plain_arguments(&mut self, _text: &str, _out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, _text: &str, _out: &mut S) -> bool {
         false
     }
 }
@@ -172,7 +174,7 @@ impl Carry {
                 }
                 None => {
                     // The common delta of a long argument: a run of a string value.
-                    if machine.plain_arguments(delta, out.as_dyn()) {
+                    if machine.plain_arguments(delta, out) {
                         return;
                     }
                 }
@@ -391,7 +393,8 @@ impl Calls {
     }
 
     /// Writes an argument fragment of the open call (ignored when no call is open).
-    pub fn args(&mut self, out: &mut dyn Sink, fragment: &str) {
+    #[inline]
+    pub fn args<S: Sink + ?Sized>(&mut self, out: &mut S, fragment: &str) {
         if let Some(index) = self.open
             && !fragment.is_empty()
         {

@@ -206,7 +206,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = matches!(self.state, State::Args(_)) && self.args.take_plain(text);
         if took {
             self.calls.args(out, text);

@@ -169,7 +169,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = match self.state {
             // In an array, each element's end is tracked per delta: the machine reads it.
             State::Json => !self.in_array && self.json.take_plain(text),

@@ -229,7 +229,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         match self.state {
             State::Json if self.json.take_plain(text) => {
                 self.calls.args(out, text);
