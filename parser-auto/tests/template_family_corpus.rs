@@ -127,6 +127,10 @@ const FILES: &[(&str, &[&str])] = &[
             "authored/nemotron.jsonl",
         ],
     ),
+    (
+        "hunyuan",
+        &["vllm/hunyuan_a13b.jsonl", "authored/hunyuan.jsonl"],
+    ),
 ];
 
 /// Each parser's own templates in `templates/`.
@@ -190,6 +194,7 @@ const TEMPLATES: &[(&str, &[&str])] = &[
         "nemotron-3-nano",
         &["NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja"],
     ),
+    ("hunyuan-a13b", &["tencent-Hunyuan-A13B-Instruct.jinja"]),
 ];
 
 /// Parsers with no template in `templates/` (see the module docs).
