@@ -63,7 +63,7 @@
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
 //! - `ernie` (default): Baidu ERNIE-4.5 / 4.5-Thinking / VL (`<think>`, `<response>`, `<tool_call>` JSON calls), written as data, from `parser-ernie`.
-//! - `hunyuan` (default): Tencent Hunyuan-A13B (`<think>`, `<answer>`, `<tool_calls>` JSON lists), written as data, from `parser-hunyuan`.
+//! - `hunyuan` (default): Tencent Hunyuan-A13B (`<think>`, `<answer>`, `<tool_calls>` JSON lists) and Hy3 (`<tool_sep>` tagged calls), written as data, from `parser-hunyuan`.
 //! - `longcat` (default): Meituan LongCat-Flash Chat / Thinking (`<longcat_think>`, `<longcat_tool_call>` JSON calls), written as data, from `parser-longcat`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also

@@ -126,6 +126,7 @@ fn names_and_aliases_are_unique() {
 #[case("baidu/ERNIE-4.5-300B-A47B-PT", "ernie-4.5-instruct")]
 #[case("tencent/Hunyuan-A13B-Instruct", "hunyuan-a13b")]
 #[case("tencent/Hunyuan-A13B-Instruct-FP8", "hunyuan-a13b")]
+#[case("tencent/Hy3-preview", "hy-v3")]
 #[case("meituan-longcat/LongCat-Flash-Chat", "longcat")]
 #[case("meituan-longcat/LongCat-Flash-Thinking", "longcat")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
@@ -202,6 +203,7 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("ernie45", "ernie-4.5")]
 #[case("ernie-x1", "ernie-4.5")]
 #[case("hunyuan_a13b", "hunyuan-a13b")]
+#[case("hy_v3", "hy-v3")]
 #[case("longcat", "longcat")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);

@@ -11,6 +11,7 @@
 //! - `kimi-k2.5` and `kimi-vl` (no template copied);
 //! - `llama4` (no Llama 4 template copied);
 //! - `granite-4` and `granite-20b-fc` (no template copied);
+//! - `hy-v3` (Hy3's template was not available);
 //! - cases whose model is another family's (`llama_cpp/hermes.jsonl` in Qwen's list: its NousResearch
 //!   models are `hermes`'s), as the family tests skip them.
 
@@ -129,7 +130,11 @@ const FILES: &[(&str, &[&str])] = &[
     ),
     (
         "hunyuan",
-        &["vllm/hunyuan_a13b.jsonl", "authored/hunyuan.jsonl"],
+        &[
+            "vllm/hunyuan_a13b.jsonl",
+            "authored/hunyuan.jsonl",
+            "vllm/hy_v3.jsonl",
+        ],
     ),
 ];
 
@@ -209,6 +214,7 @@ const NO_TEMPLATE: &[&str] = &[
     "llama4",
     "granite-4",
     "granite-20b-fc",
+    "hy-v3",
 ];
 
 #[test]

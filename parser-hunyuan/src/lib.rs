@@ -1,8 +1,9 @@
-//! Tencent Hunyuan-A13B's reasoning and tool-call format, for llm-parse.
+//! Tencent Hunyuan's reasoning and tool-call formats (Hunyuan-A13B, Hy3), for llm-parse.
 //!
 //! | parser | models | reasoning | calls |
 //! |---|---|---|---|
 //! | `hunyuan-a13b` | Hunyuan-A13B-Instruct (and its FP8 / GPTQ builds) | `<think>…</think>` written by the model (`enable_thinking`, on by default); the answer in `<answer>…</answer>` | `<tool_calls>[{"name": …, "arguments": {…}}, …]</tool_calls>`: one JSON list |
+//! | `hy-v3` | Hy3 (Hy3-preview) | `<think>` opened by the prompt when `reasoning_effort` asks for it (`<think></think>` or nothing otherwise) | `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>…</tool_calls>`, values typed by the tool schema |
 //!
 //! The wire format, as the model writes it after the prompt's last `<|extra_0|>` (vLLM's
 //! `hunyuan_a13b` parsers, their tests, and vLLM's `tool_chat_template_hunyuan_a13b.jinja`, in
@@ -26,15 +27,28 @@
 //! it (it is text the model wrote, not a marker).
 //!
 //! The format is **data**: a hand-written [`spec`] run by the generic engine of `parser-generic`
-//! (`JSON_NATIVE`, a list inside one `<tool_calls>` block; `WRAPPED_WITH_REASONING` content), which also gives its
-//! grammar for constrained decoding ([`constraint`]). The grammar describes the reasoning and the call
-//! list but not the `<answer>` wrapper: under it the model writes its calls bare and ends its turn
-//! after `</tool_calls>` (an `<answer>` before the list is free text under a lazy `auto` grammar, not
-//! under `required`).
+//! (`JSON_NATIVE`, a list inside one `<tool_calls>` block; `WRAPPED_WITH_REASONING` content), which
+//! also gives its grammar for constrained decoding ([`constraint`]; Hy3's: [`hy_v3_spec`],
+//! [`constraint_hy_v3`]). The grammar describes the reasoning and the call list but not the `<answer>`
+//! wrapper: under it the model writes its calls bare and ends its turn after `</tool_calls>` (an
+//! `<answer>` before the list is free text under a lazy `auto` grammar, not under `required`).
 //!
-//! vLLM's `hy_v3` and `hy_v4` are **not** this format: Hunyuan's later models write tagged calls
-//! (`<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call>…`,
-//! v4 without `<tool_sep>` and with per-checkpoint token suffixes), so those names are not aliases here.
+//! vLLM's `hy_v3` and `hy_v4` are **not** Hunyuan-A13B's format: Hy3 writes tagged calls, read by the
+//! `hy-v3` parser below (vLLM's `hy_v3` tool and reasoning parsers and their tests):
+//!
+//! ```text
+//! <think>The user wants Beijing.</think>
+//! <tool_calls>
+//! <tool_call>get_weather<tool_sep>
+//! <arg_key>city</arg_key>
+//! <arg_value>Beijing</arg_value>
+//! </tool_call>
+//! </tool_calls>
+//! ```
+//!
+//! `hy_v4` writes the same without `<tool_sep>` and with a per-checkpoint suffix in every token
+//! (`<tool_call:6124c78e>`), read from the tokenizer by vLLM; it is not read here (the suffix is not
+//! known without the tokenizer, and a spec's markers are fixed).
 //!
 //! # Stage
 //! The generation prompt does not open reasoning (the template adds nothing after the user's
@@ -104,6 +118,67 @@ pub fn spec() -> Analysis {
     }
 }
 
+/// Hy3's generation prompt: the assistant's turn (reasoning opened after it when asked for).
+const HY_ASSISTANT: &str = "<｜hy_Assistant｜>";
+
+/// Hy3 (`hy-v3`), as data for the generic engine.
+pub fn hy_v3_spec() -> Analysis {
+    Analysis {
+        reasoning: ReasoningMode::TagBased,
+        tools: ToolFormat::TagWithTagged,
+        markers: Markers {
+            reasoning_start: "<think>".into(),
+            reasoning_end: "</think>".into(),
+            tool_section_start: "<tool_calls>".into(),
+            tool_section_end: "</tool_calls>".into(),
+            per_call_start: "<tool_call>".into(),
+            per_call_end: "</tool_call>".into(),
+            func_name_suffix: "<tool_sep>".into(),
+            arg_name_prefix: "<arg_key>".into(),
+            arg_name_suffix: "</arg_key>".into(),
+            arg_value_prefix: "<arg_value>".into(),
+            arg_value_suffix: "</arg_value>".into(),
+            ..Markers::default()
+        },
+        // `reasoning_effort` (not a boolean) decides whether the template opens `<think>`; vLLM's
+        // default is `no_think`. The prompt tail tells which.
+        generation_prompt: HY_ASSISTANT.into(),
+        turn_start: vec![HY_ASSISTANT.into()],
+        ..Analysis::default()
+    }
+}
+
+/// The registered `hy-v3` parser, built from [`hy_v3_spec`] on first use.
+pub static HY_V3: DataParser = DataParser::new("hy-v3", hy_v3_spec);
+
+/// Every marker of Hy3's format, whole.
+pub const HY_V3_TOKENS: &[&str] = &[
+    "<think>",
+    "</think>",
+    "<tool_calls>",
+    "</tool_calls>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_sep>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+];
+
+/// The `hy-v3` parser for one request.
+pub fn hy_v3(options: &ParseOptions) -> Parser {
+    HY_V3.parser(options)
+}
+
+/// The `hy-v3` grammar for one request, from the same spec.
+pub fn constraint_hy_v3(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    HY_V3.constraint(options, request)
+}
+
 /// The registered parser, built from [`spec`] on first use.
 pub static HUNYUAN_A13B: DataParser = DataParser::new("hunyuan-a13b", spec);
 
@@ -148,4 +223,23 @@ parser_core::inventory::submit! {
 
 parser_core::inventory::submit! {
     ConstraintEntry { parser: "hunyuan-a13b", build: constraint }
+}
+
+parser_core::inventory::submit! {
+    ParserEntry {
+        name: "hy-v3",
+        family: "hunyuan",
+        // vLLM `hy_v3` (tool and reasoning).
+        aliases: &["hy_v3", "hy3"],
+        models: &["hy3"],
+        summary: "Hy3: <think> opened by the prompt (reasoning_effort), <tool_calls><tool_call>NAME<tool_sep><arg_key>…</arg_key><arg_value>…</arg_value></tool_call></tool_calls>",
+        sample: "The user wants the weather in Paris.</think>\n<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n</tool_calls>",
+        sample_prompt_tail: "<｜hy_User｜>\nWeather in Paris for three days?<｜hy_Assistant｜>\n<think>",
+        special_tokens: HY_V3_TOKENS,
+        build: hy_v3,
+    }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "hy-v3", build: constraint_hy_v3 }
 }

@@ -106,7 +106,55 @@ fn names_resolve(#[case] name: &str) {
 }
 
 #[rstest]
-#[case("hy_v3")]
+#[case("hy_v3", "hy-v3")]
+#[case("hy3", "hy-v3")]
+#[case("hy-v3", "hy-v3")]
+fn hy3_names_resolve(#[case] name: &str, #[case] parser: &str) {
+    assert_eq!(find_by_name(name).unwrap().name, parser);
+}
+
+#[rstest]
+#[case("tencent/Hy3-preview")]
+fn hy3_models_resolve(#[case] model: &str) {
+    assert_eq!(find_for_model(model).unwrap().name, "hy-v3", "{model}");
+}
+
+/// Hy3's tagged calls, typed by the tool schema.
+#[rstest]
+#[case::call_after_reasoning(
+    "<｜hy_Assistant｜>\n<think>",
+    "Paris.</think>\n<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n</tool_calls>",
+    Some("Paris."),
+    &[PARIS]
+)]
+#[case::zero_arguments(
+    "<｜hy_Assistant｜>\n<think></think>",
+    "<tool_calls><tool_call>now<tool_sep></tool_call></tool_calls>",
+    None,
+    &[RowCall::Valid("now", "{}")]
+)]
+#[case::cut_in_a_value(
+    "<｜hy_Assistant｜>\n<think></think>",
+    "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Par",
+    None,
+    &[RowCall::Invalid("get_weather")]
+)]
+fn hy3_rows(
+    #[case] tail: &str,
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run_row(
+        "hy-v3",
+        prompt_options(Some(tail), None),
+        output,
+        parser_hunyuan::HY_V3_TOKENS,
+    );
+    check_row(&message, reasoning, None, calls);
+}
+
+#[rstest]
 #[case("hy_v4")]
 fn later_hunyuan_formats_are_not_this_one(#[case] name: &str) {
     assert!(
@@ -129,17 +177,22 @@ fn models_resolve(#[case] model: &str) {
 }
 
 #[test]
-fn the_entry_lists_the_spec_tokens() {
-    let mut tokens = HUNYUAN_A13B.tokens().to_vec();
-    tokens.sort_unstable();
-    let mut listed = SPECIAL_TOKENS.to_vec();
-    listed.sort_unstable();
-    assert_eq!(tokens, listed);
+fn the_entries_list_the_spec_tokens() {
+    for (parser, listed) in [
+        (&HUNYUAN_A13B, SPECIAL_TOKENS),
+        (&parser_hunyuan::HY_V3, parser_hunyuan::HY_V3_TOKENS),
+    ] {
+        let mut tokens = parser.tokens().to_vec();
+        tokens.sort_unstable();
+        let mut listed = listed.to_vec();
+        listed.sort_unstable();
+        assert_eq!(tokens, listed);
+    }
 }
 
 #[test]
-fn the_sample_parses_alike_cut_anywhere() {
-    assert_eq!(check_sample_splits("hunyuan"), 1);
+fn the_samples_parse_alike_cut_anywhere() {
+    assert_eq!(check_sample_splits("hunyuan"), 2);
 }
 
 proptest! {

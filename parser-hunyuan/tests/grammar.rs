@@ -106,3 +106,76 @@ fn sampled_outputs_parse_into_valid_calls() {
     let checked = soundness(&settings, 400, &hints);
     assert!(checked >= 380, "{checked}");
 }
+
+/// Hy3 (`hy-v3`): tagged calls, whose grammar restricts the argument names to the schema's.
+mod hy_v3 {
+    use super::*;
+
+    const HY_NO_THINK: &str = "<｜hy_User｜>\nWeather?<｜hy_Assistant｜>\n<think></think>";
+
+    #[test]
+    fn corpus_outputs_with_valid_calls_are_accepted() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+        let run = corpus_acceptance(&dir, &["vllm/hy_v3.jsonl"], &[]);
+        assert_eq!(run.refused, Vec::<(String, String)>::new());
+        assert!(run.whole + run.from_trigger >= 6, "{run:?}");
+    }
+
+    fn constraint(choice: ToolChoice) -> parser_core::constraint::Constraint {
+        let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+        let options = ParseOptions::new()
+            .with_prompt_tail(HY_NO_THINK)
+            .with_tools(tools);
+        let request = ConstraintRequest {
+            tool_choice: choice,
+            parallel_tool_calls: true,
+            response_format: ResponseFormat::Text,
+        };
+        parser_hunyuan::constraint_hy_v3(&options, &request).unwrap()
+    }
+
+    #[rstest]
+    #[case::valid(
+        "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>",
+        true
+    )]
+    #[case::unknown_argument(
+        "<tool_calls><tool_call>get_weather<tool_sep><arg_key>town</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>",
+        false
+    )]
+    #[case::unknown_function(
+        "<tool_calls><tool_call>get_time<tool_sep></tool_call></tool_calls>",
+        false
+    )]
+    #[case::text_instead_of_a_call("It is sunny.", false)]
+    fn required_calls(#[case] output: &str, #[case] accepted: bool) {
+        let constraint = constraint(ToolChoice::Required);
+        let result = check_both(&constraint.lark, &constraint.gbnf, output);
+        assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
+    }
+
+    // Found here, not fixed: the Lark grammar lets a JSON-typed `<arg_value>` hold a string with
+    // `</arg_value>` and `</tool_call>` in it (`%json` strings are unrestricted), where the parser ends
+    // the value at that `</arg_value>`; the call then parses with other arguments than the grammar
+    // produced. A generic-engine matter (the grammar's JSON values would have to avoid the value's
+    // closer), not this spec's.
+    #[test]
+    #[ignore = "generic engine: %json values in tagged arguments may hold the value closer"]
+    fn sampled_outputs_parse_into_valid_calls() {
+        let settings = [
+            Setting {
+                parser: "hy-v3",
+                prompt_tail: HY_NO_THINK,
+                lazy_prefix: "Let me check.\n",
+            },
+            Setting {
+                parser: "hy-v3",
+                prompt_tail: "<｜hy_User｜>\nWeather?<｜hy_Assistant｜>\n<think>",
+                lazy_prefix: "Paris.</think>\n",
+            },
+        ];
+        let hints = ["</think>", "</arg_value>", "</tool_call>", "1", "null"];
+        let checked = soundness(&settings, 400, &hints);
+        assert!(checked >= 380, "{checked}");
+    }
+}
