@@ -152,7 +152,8 @@ parser_core::inventory::submit! {
         family: "ernie",
         // vLLM `ernie45` (tool and reasoning), FastDeploy's `ernie-x1` (ERNIE-4.5-21B-A3B-Thinking) and
         // `ernie-45-vl` (the VL models, thinking by default).
-        aliases: &["ernie45", "ernie4_5", "ernie-x1", "ernie-45-vl", "ernie-4.5-thinking"],
+        // (`ernie45` is this parser's own name, normalised.)
+        aliases: &["ernie-x1", "ernie-45-vl", "ernie-4.5-thinking"],
         models: &["ernie-4.5-21b-a3b-thinking", "ernie-4.5-vl"],
         summary: "ERNIE-4.5 Thinking / VL: <think> opened by the prompt, <response>…</response> answers, <tool_call>{\"name\", \"arguments\"}</tool_call> calls",
         sample: "The user wants the weather in Paris.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}\n</tool_call>\n</s>",
@@ -170,7 +171,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "ernie-4.5-instruct",
         family: "ernie",
-        aliases: &["ernie45-instruct", "ernie-4.5-pt"],
+        aliases: &["ernie-4.5-pt"],
         models: &["ernie-4.5"],
         summary: "ERNIE-4.5 without thinking (0.3B … 300B-A47B -PT): the answer, <think> only if the model opens it, <tool_call>{\"name\", \"arguments\"}</tool_call> calls",
         sample: "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}\n</tool_call><|end_of_sentence|>",

@@ -210,8 +210,9 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "hunyuan-a13b",
         family: "hunyuan",
-        // vLLM `hunyuan_a13b` (tool and reasoning); mistral.rs' `Hunyuan` format.
-        aliases: &["hunyuan_a13b", "hunyuan"],
+        // vLLM's `hunyuan_a13b` (tool and reasoning) is this parser's own name, normalised. SGLang's
+        // `hunyuan` is Hy3's format (`hy-v3`).
+        aliases: &[],
         models: &["hunyuan-a13b"],
         summary: "Hunyuan-A13B: <think> by the model, <answer>…</answer>, <tool_calls>[{\"name\", \"arguments\"}, …]</tool_calls> calls",
         sample: "<think>\nThe user wants the weather in Paris.\n</think>\n<answer>\n<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}]</tool_calls>\n</answer><|eos|>",
@@ -229,8 +230,8 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "hy-v3",
         family: "hunyuan",
-        // vLLM `hy_v3` (tool and reasoning).
-        aliases: &["hy_v3", "hy3"],
+        // vLLM's `hy_v3` (tool and reasoning) is this parser's own name, normalised; SGLang's `hunyuan`.
+        aliases: &["hunyuan", "hy3"],
         models: &["hy3"],
         summary: "Hy3: <think> opened by the prompt (reasoning_effort), <tool_calls><tool_call>NAME<tool_sep><arg_key>…</arg_key><arg_value>…</arg_value></tool_call></tool_calls>",
         sample: "The user wants the weather in Paris.</think>\n<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n</tool_calls>",

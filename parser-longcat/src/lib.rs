@@ -107,8 +107,8 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "longcat",
         family: "longcat",
-        // vLLM `longcat` (tool and reasoning).
-        aliases: &["longcat-flash", "longcat_flash"],
+        // vLLM's `longcat` (tool and reasoning) is this parser's own name.
+        aliases: &["longcat-flash"],
         models: &["longcat-flash"],
         summary: "LongCat-Flash: <longcat_think> (thinking mode, opened by the prompt), <longcat_tool_call>{\"name\", \"arguments\"}</longcat_tool_call> calls",
         sample: "Let me check.\n<longcat_tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}</longcat_tool_call></longcat_s>",
