@@ -4,6 +4,7 @@
 //!
 //! Described so far:
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
+//!   a generated counter id, `gen_id_field`, first as `"0"`, [`CallName::JsonFieldsIdFirst`]; other
 //!   id fields are left out, which the parser accepts) or `{"f": {…}}` (the name as the only key,
 //!   [`CallName::NameAsKey`]), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
@@ -24,8 +25,13 @@
 //!   them, one framing newline at each end, a raw value ending where the parser's does (its closer; it
 //!   never holds the next argument's marker or the call's end).
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
-//! under a `function` key or as Python dicts, and
+//! - `PYTHONIC`: a Python list of calls `[f(a=1), g()]` ([`CallName::Python`], [`CallFormat::array`])
+//!   inside the section markers, or bare at the start of the answer without them; with
+//!   [`Analysis::python_unlisted`], one call per section (`` ```tool_code\nf(a=1)\n``` ``). Keyword
+//!   arguments are the schema's properties, each value a Python literal of its schema.
+//!
+//! Not described yet, each with its [`NotDescribed`] reason: Python calls with per-call markers, JSON
+//! calls nested under a `function` key or as Python dicts, and
 //! call ids before the name. For those
 //! the grammar is refused rather than approximated.
 //!
@@ -53,7 +59,7 @@ pub enum NotDescribed {
     /// `TAG_WITH_TAGGED` without an argument name marker or a value closer: the grammar could not
     /// tell where a value ends.
     TaggedArguments,
-    /// `PYTHONIC`: the core description has no encoding of Python calls yet.
+    /// `PYTHONIC` calls with per-call markers (no template writes them so far).
     Pythonic,
     /// JSON calls in an array framed by both section and per-call markers (the analysis does not
     /// say which of them stand around the array).
@@ -84,7 +90,7 @@ impl fmt::Display for NotDescribed {
             NotDescribed::TaggedArguments => {
                 "TAG_WITH_TAGGED arguments without an argument name marker or a value closer"
             }
-            NotDescribed::Pythonic => "PYTHONIC calls (no core encoding of Python calls yet)",
+            NotDescribed::Pythonic => "PYTHONIC calls with per-call markers",
             NotDescribed::ArrayWrapped => {
                 "JSON calls in an array inside both section and per-call markers"
             }
@@ -225,7 +231,48 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 array: false,
             }
         }
-        ToolFormat::Pythonic => return Err(NotDescribed::Pythonic),
+        ToolFormat::Pythonic => {
+            // Python calls have no per-call markers in any template seen so far.
+            if !per_call_start.is_empty() {
+                return Err(NotDescribed::Pythonic);
+            }
+            let list = !analysis.python_unlisted;
+            // A list's `]` closes it: the section's closer may be missing.
+            let section = match (section_start.is_empty(), list) {
+                (true, _) => None,
+                (false, true) => Some((
+                    Cow::Owned(section_start.to_owned()),
+                    Cow::Owned(section_end.to_owned()),
+                )),
+                (false, false) => section(section_start, section_end)?,
+            };
+            match (section, list) {
+                // `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`; without markers, Llama 4's
+                // bare `[f(a=1)]` at the start of the answer.
+                (section, true) => CallFormat {
+                    section,
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name: CallName::Python,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator: Cow::Borrowed(", "),
+                    array: true,
+                },
+                // One call per section: ```` ```tool_code\nf(a=1)\n``` ````.
+                (Some((begin, end)), false) => CallFormat {
+                    section: None,
+                    section_optional: false,
+                    call_begin: begin,
+                    name: CallName::Python,
+                    call_end: end,
+                    padding: Cow::Owned(trailing_ws(&k.tool_section_start).to_owned()),
+                    separator: Cow::Borrowed(""),
+                    array: false,
+                },
+                (None, false) => return Err(NotDescribed::NoCallMarker),
+            }
+        }
         ToolFormat::JsonNative => {
             let j = &analysis.json;
             if !j.function_field.trim().is_empty() {
@@ -237,6 +284,13 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             }
             let name = if j.name_is_key {
                 CallName::NameAsKey
+            } else if !j.gen_id_field.trim().is_empty() {
+                // A generated counter id (Command-R7B's `"tool_call_id": "0"`) comes first.
+                CallName::JsonFieldsIdFirst {
+                    id: Cow::Owned(j.gen_id_field.trim().to_owned()),
+                    name: Cow::Owned(j.name_field.trim().to_owned()),
+                    arguments: Cow::Owned(j.args_field.trim().to_owned()),
+                }
             } else {
                 CallName::JsonFields {
                     name: Cow::Owned(j.name_field.trim().to_owned()),

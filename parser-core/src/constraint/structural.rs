@@ -11,6 +11,12 @@
 //! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
 //! a `regex` of text that cannot open one.
 //!
+//! A Python call ([`CallName::Python`]) is a `tag` from its name and `(` to `)`, whose content is a
+//! `grammar`: the GBNF of its keyword arguments (xgrammar reads GBNF as its EBNF).
+//!
+//! A JSON call whose id comes first ([`CallName::JsonFieldsIdFirst`]) begins with the id's key; its
+//! content is the id's digits, then the name and arguments keys around the name, then the arguments.
+//!
 //! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
 //! one `tag` per declared property, in declared order (an optional property in an `optional`): the
 //! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
@@ -59,6 +65,30 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         quoted(key)
                     ),
                     "content": arguments(),
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                },
+                CallName::JsonFieldsIdFirst {
+                    id,
+                    name,
+                    arguments: key,
+                } => object! {
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: \"",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(id),
+                    ),
+                    "content": object! {"type": "sequence", "elements": vec![
+                        object! {"type": "regex", "pattern": "[0-9]+"},
+                        const_string(&format!(
+                            "\", {}: {}, {}: ",
+                            quoted(name),
+                            quoted(&tool.name),
+                            quoted(key)
+                        )),
+                        arguments(),
+                    ]},
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
                 },
                 CallName::NameAsKey => object! {
@@ -137,6 +167,15 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     };
                     object! {"type": "tag", "begin": begin, "content": content, "end": end}
                 }
+                CallName::Python => object! {
+                    "type": "tag",
+                    "begin": format!("{}{}{}(", calls.call_begin, calls.padding, tool.name),
+                    "content": object! {
+                        "type": "grammar",
+                        "grammar": super::python::arguments_grammar(tool).gbnf(),
+                    },
+                    "end": format!("){}{}", calls.padding, calls.call_end),
+                },
                 CallName::Enclosed {
                     prefix,
                     open,
@@ -172,12 +211,18 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
     } else {
         let stop_after_first = !shape.parallel;
         let with_separator = |tags: Vec<Value>| {
-            object! {
+            let calls_of = object! {
                 "type": "tags_with_separator",
                 "tags": tags,
                 "separator": calls.separator.as_ref(),
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
+            };
+            if calls.array && calls.section.is_none() {
+                // A bare list: its brackets around the calls.
+                object! {"type": "tag", "begin": "[", "content": calls_of, "end": "]"}
+            } else {
+                calls_of
             }
         };
         match &calls.section {
