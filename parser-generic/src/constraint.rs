@@ -72,12 +72,11 @@ pub enum NotDescribed {
     /// name has no prefix, gpt-oss's channel header; a bare array): nothing the grammar could open
     /// them with that the parser reads as a call.
     NoCallMarker,
-    /// A call id in markup anywhere but between the name and the arguments (Solar's id before the
-    /// name), or there after a name suffix.
+    /// A call id in markup anywhere but right after the call's opener or between the name and the
+    /// arguments, or there after a name suffix.
     CallIdInMarkup,
-    /// The call opens with the function name's prefix itself (`<function=NAME>`, no per-call marker):
-    /// the core grammar allows whitespace after a call's opener, the parser reads the name right after
-    /// the prefix.
+    /// The call opens with the function name's prefix itself, which is not markup (`<…`, `[…`) the
+    /// parser opens a call at.
     NameAfterOpener,
     /// A call block whose opener the analysis found but not its closer, where the format needs one.
     NoCloser,
@@ -99,7 +98,9 @@ impl fmt::Display for NotDescribed {
             NotDescribed::NoCallMarker => {
                 "calls without a section or per-call marker (other than bare JSON objects)"
             }
-            NotDescribed::CallIdInMarkup => "a call id in markup before the function name",
+            NotDescribed::CallIdInMarkup => {
+                "a call id in markup before the function name, not right after the call opener"
+            }
             NotDescribed::NameAfterOpener => {
                 "the function name's prefix opens the call (no whitespace after it in the parser)"
             }
@@ -321,7 +322,13 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     array: true,
                 }
             } else if !per_call_start.is_empty() {
-                let section = section(section_start, section_end)?;
+                // A section opener without a closer (GigaChat3's `function call` role header beside
+                // 3.1's `<|function_call|>`): the parser also reads calls after the per-call opener
+                // alone, which is what the grammar writes.
+                let section = match section_end.is_empty() {
+                    true => None,
+                    false => section(section_start, section_end)?,
+                };
                 CallFormat {
                     section_optional: section.is_some(),
                     section,
@@ -366,12 +373,23 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             let func_close = m(&k.func_close);
             // An id between the name and the arguments (`NAME[CALL_ID]id[ARGS]{…}`), which the parser
             // keeps as the call's id, is written as a counter: digits, one of the ids it reads.
+            // An id right after the call's opener, before the name (Solar's
+            // `<|tool_call:begin|>ID<|tool_call:name|>NAME`), is written as a counter as well.
+            let mut id_first = None;
             let (id_prefix, name_suffix) = match analysis.call_id {
                 CallIdPosition::None => (None, name_suffix),
                 CallIdPosition::BetweenFuncAndArgs
                     if name_suffix.is_empty() && !m(&k.call_id_prefix).is_empty() =>
                 {
                     (Some(m(&k.call_id_prefix)), m(&k.call_id_suffix))
+                }
+                CallIdPosition::PreFuncName
+                    if !per_call_start.is_empty()
+                        && m(&k.call_id_prefix) == per_call_start
+                        && !m(&k.call_id_suffix).is_empty() =>
+                {
+                    id_first = Some(Cow::Owned(m(&k.call_id_suffix).to_owned()));
+                    (None, name_suffix)
                 }
                 _ => return Err(NotDescribed::CallIdInMarkup),
             };
@@ -383,12 +401,20 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             } else {
                 ""
             };
+            let mut tight = false;
             let (call_begin, prefix, section, padding) = if !per_call_start.is_empty() {
                 let section = section(section_start, section_end)?;
                 let padding = trailing_ws(&k.per_call_start);
                 (per_call_start, prefix, section, padding)
             } else if !prefix.is_empty() {
-                return Err(NotDescribed::NameAfterOpener);
+                // The name's prefix opens the call (`<function=NAME>`), when the parser takes it for
+                // an opener; the name follows it with no whitespace, as the parser reads it.
+                if !(prefix.len() >= 2 && (prefix.starts_with('<') || prefix.starts_with('['))) {
+                    return Err(NotDescribed::NameAfterOpener);
+                }
+                let section = section(section_start, section_end)?;
+                tight = true;
+                (prefix, "", section, "")
             } else if !section_start.is_empty() {
                 if section_end.is_empty() && func_close.is_empty() {
                     return Err(NotDescribed::NoCloser);
@@ -400,6 +426,10 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             };
             let block_end = if call_begin == section_start {
                 section_end
+            } else if per_call_start.is_empty() {
+                // No per-call opener pairs with it: what the analysis found after the call ends the
+                // message (functionary's `<|eom_id|>`), which the parser takes as framing if written.
+                ""
             } else {
                 per_call_end
             };
@@ -416,6 +446,8 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     prefix: Cow::Owned(prefix.to_owned()),
                     index_separator: id_prefix.map(|id| Cow::Owned(id.to_owned())),
                     suffix: Cow::Owned(suffix),
+                    id_first,
+                    tight,
                 },
                 call_end: Cow::Owned([fence, args_end, func_close, block_end].concat()),
                 padding: Cow::Owned(padding.to_owned()),

@@ -488,7 +488,16 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
                     || begin.contains(&format!("{quoted},"))
                     || begin.ends_with(&format!("{}(", call.name))
             })
-            || constants(tag).contains(&format!("{quoted},"))
+            || constants(tag).iter().any(|constant| {
+                // An id-first call names its function after the id: `", "tool_name": "NAME", …`
+                // (JSON), `<|tool_call:name|>NAME` (tagged).
+                constant.contains(&format!("{quoted},"))
+                    || constant
+                        .strip_suffix(call.name.as_str())
+                        .is_some_and(|before| {
+                            !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+            })
     })?;
     let begin = tag.get("begin")?.as_str()?;
     let end = tag.get("end")?.as_str()?;
@@ -498,9 +507,8 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
     ))
 }
 
-/// The `const_string` values of a tag's content sequence, concatenated (where an id-first call
-/// names its function).
-fn constants(tag: &Value) -> String {
+/// The `const_string` values of a tag's content sequence (where an id-first call names its function).
+fn constants(tag: &Value) -> Vec<&str> {
     (tag.get("content")
         .and_then(|c| c.get("elements"))
         .and_then(Value::as_array))

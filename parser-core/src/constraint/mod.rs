@@ -296,6 +296,12 @@ pub enum CallName {
         index_separator: Option<Cow<'static, str>>,
         /// After the name (and counter), before the arguments (`<|tool_call_argument_begin|>`).
         suffix: Cow<'static, str>,
+        /// The call's id stands first, as digits, then this literal, then the prefix (Solar:
+        /// `<|tool_call:begin|>0<|tool_call:name|>NAME`).
+        id_first: Option<Cow<'static, str>>,
+        /// No whitespace between `call_begin` and what follows it (a call opened by the name's own
+        /// prefix, `<function=NAME>`, which the parser reads with the name right after it).
+        tight: bool,
     },
     /// The name stands between literals, each argument after it in tags of its own:
     /// `PREFIX NAME SUFFIX (KEY_OPEN key KEY_CLOSE VALUE_OPEN value VALUE_CLOSE)* END` (Qwen3-Coder XML,
@@ -639,7 +645,14 @@ impl FormatDescription {
         }
         add(&self.calls.call_begin);
         match &self.calls.name {
-            CallName::Tagged { suffix, .. } => add(suffix),
+            CallName::Tagged {
+                suffix, id_first, ..
+            } => {
+                if let Some(id_end) = id_first {
+                    add(id_end);
+                }
+                add(suffix);
+            }
             CallName::Parameters {
                 prefix,
                 suffix,
@@ -996,7 +1009,16 @@ impl FormatDescription {
                 prefix,
                 index_separator,
                 suffix,
+                id_first,
+                tight,
             } => {
+                if *tight {
+                    items.clear();
+                }
+                if let Some(id_end) = id_first {
+                    // The id as a counter.
+                    items.extend([Node::Digits, Node::Lit(id_end.to_string()), Node::Ws]);
+                }
                 items.push(Node::Lit(format!("{prefix}{}", tool.name)));
                 if let Some(separator) = index_separator {
                     items.push(Node::Lit(separator.to_string()));

@@ -106,9 +106,36 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     prefix,
                     index_separator,
                     suffix,
+                    id_first: Some(id_end),
+                    ..
                 } => {
-                    let begin =
-                        format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool.name);
+                    // The id first: the name is in the content, after the id's digits.
+                    let mut elements = vec![
+                        object! {"type": "regex", "pattern": "[0-9]+"},
+                        const_string(&format!("{id_end}{prefix}{}", tool.name)),
+                    ];
+                    if let Some(separator) = index_separator {
+                        elements.push(const_string(separator));
+                        elements.push(object! {"type": "regex", "pattern": "[0-9]+"});
+                    }
+                    elements.push(const_string(suffix));
+                    elements.push(arguments());
+                    object! {
+                        "type": "tag",
+                        "begin": format!("{}{}", calls.call_begin, calls.padding),
+                        "content": object! {"type": "sequence", "elements": elements},
+                        "end": format!("{}{}", calls.padding, calls.call_end),
+                    }
+                }
+                CallName::Tagged {
+                    prefix,
+                    index_separator,
+                    suffix,
+                    tight,
+                    ..
+                } => {
+                    let padding = if *tight { "" } else { calls.padding.as_ref() };
+                    let begin = format!("{}{padding}{prefix}{}", calls.call_begin, tool.name);
                     let elements = match index_separator {
                         Some(separator) => vec![
                             const_string(separator),
