@@ -18,7 +18,10 @@
 //!   [args_end] func_close [per_call_end]`, optionally inside the section markers; a call id between
 //!   the name and the arguments (Mistral's `NAME[CALL_ID]id[ARGS]{…}`) written as digits; a counter
 //!   the analysis reads into the name suffix (Kimi's `NAME:0<|tool_call_argument_begin|>`) written as
-//!   that suffix on every call.
+//!   that suffix on every call; an id right after the per-call opener, before the name (Solar's
+//!   `<|tool_call:begin|>ID<|tool_call:name|>NAME`), written as digits; without a per-call opener, a
+//!   name prefix that is markup opens the call, the name right after it (functionary v3.1's
+//!   `<function=NAME>`).
 //! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
 //!   `arg_name_prefix KEY arg_name_suffix [arg_value_prefix] VALUE arg_value_suffix`, then `func_close
 //!   per_call_end` ([`CallName::Parameters`]): values typed by the tool's schema as the parser coerces
@@ -30,10 +33,10 @@
 //!   [`Analysis::python_unlisted`], one call per section (`` ```tool_code\nf(a=1)\n``` ``). Keyword
 //!   arguments are the schema's properties, each value a Python literal of its schema.
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: Python calls with per-call markers, JSON
-//! calls nested under a `function` key or as Python dicts, and
-//! call ids before the name. For those
-//! the grammar is refused rather than approximated.
+//! Not described, each with its [`NotDescribed`] reason: Python calls with per-call markers, JSON
+//! calls nested under a `function` key or as Python dicts, call ids in markup elsewhere before the
+//! name, calls with no marker the parser opens them at (gpt-oss's harmony header, as the analysis
+//! reads it). For those the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
 //! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis; a call block that opens inside open reasoning is
