@@ -38,6 +38,6 @@ fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted
         response_format: ResponseFormat::Text,
     };
     let constraint = parser_llama::constraint::llama3(&options, &request).unwrap();
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }

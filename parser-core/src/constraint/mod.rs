@@ -62,9 +62,9 @@
 //! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
 //! let constraint = format.constraint(Some(&tools), ReasoningStart::Off, &request).unwrap();
 //! assert!(!constraint.lazy);
-//! assert!(constraint.lark.contains(r#"%json {"#));
-//! assert!(constraint.lark.contains(r#""city":{"type":"string"}"#));
-//! assert!(constraint.gbnf.starts_with("root ::= "));
+//! assert!(constraint.lark().contains(r#"%json {"#));
+//! assert!(constraint.lark().contains(r#""city":{"type":"string"}"#));
+//! assert!(constraint.gbnf().starts_with("root ::= "));
 //! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
 //! ```
 
@@ -75,7 +75,7 @@ mod structural;
 mod tests;
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -409,20 +409,118 @@ pub struct Triggers {
 }
 
 /// The constraint of one request, in every engine's language.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A server hands one form to its engine, so the forms are rendered on first access, each once
+/// (later calls, and clones of the constraint, share it): building a `Constraint` costs the grammar
+/// tree, and each form is paid for only when it is asked for. [`Constraint::lark`],
+/// [`Constraint::gbnf`] and [`Constraint::structural_tag`] describe the same language (bar what each
+/// engine cannot say, documented per form); [`Constraint::triggers`], [`Constraint::lazy`] and
+/// [`Constraint::preserved_tokens`] hold for all three.
+///
+/// ```
+/// use parser_core::constraint::{Constraint, Grammar, Node};
+///
+/// let grammar = Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] };
+/// let constraint = Constraint::new(grammar, || serde_json::json!({"type": "structural_tag"}));
+/// assert_eq!(constraint.lark(), "start: \"yes\"\n");
+/// assert_eq!(constraint.gbnf(), "root ::= \"yes\"\n");
+/// assert_eq!(constraint.structural_tag()["type"], "structural_tag");
+/// assert!(!constraint.lazy);
+/// ```
+#[derive(Clone)]
 pub struct Constraint {
-    /// llguidance's Lark dialect; arguments as `%json {schema}`.
-    pub lark: String,
-    /// llama.cpp's GBNF (root rule `root`).
-    pub gbnf: String,
-    /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang.
-    pub structural_tag: Value,
     /// Where a lazy grammar starts to apply (empty when the grammar is not lazy).
     pub triggers: Triggers,
     /// True when the grammars cover the output from the first trigger on, not from its first token.
     pub lazy: bool,
     /// The format's markers, which the detokenizer must keep (llama.cpp's `preserved_tokens`).
     pub preserved_tokens: Vec<String>,
+    forms: Arc<Forms>,
+}
+
+/// What a [`Constraint`]'s forms are rendered from, and each form once rendered.
+struct Forms {
+    grammar: Grammar,
+    structural_tag: Box<dyn Fn() -> Value + Send + Sync>,
+    lark: OnceLock<String>,
+    gbnf: OnceLock<String>,
+    tag: OnceLock<Value>,
+}
+
+impl Constraint {
+    /// A constraint whose grammars are `grammar` and whose structural tag `structural_tag` builds
+    /// (each on first access), not lazy, with no triggers and no preserved tokens: set those fields
+    /// after.
+    pub fn new(
+        grammar: Grammar,
+        structural_tag: impl Fn() -> Value + Send + Sync + 'static,
+    ) -> Constraint {
+        Constraint {
+            triggers: Triggers::default(),
+            lazy: false,
+            preserved_tokens: Vec::new(),
+            forms: Arc::new(Forms {
+                grammar,
+                structural_tag: Box::new(structural_tag),
+                lark: OnceLock::new(),
+                gbnf: OnceLock::new(),
+                tag: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The grammar in llguidance's Lark dialect; arguments as `%json {schema}` (rendered on first
+    /// access).
+    pub fn lark(&self) -> &str {
+        self.forms
+            .lark
+            .get_or_init(|| grammar::render_lark(&self.forms.grammar))
+    }
+
+    /// The grammar in llama.cpp's GBNF, root rule `root` (rendered on first access).
+    pub fn gbnf(&self) -> &str {
+        self.forms
+            .gbnf
+            .get_or_init(|| gbnf::render(&self.forms.grammar))
+    }
+
+    /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang
+    /// (built on first access).
+    pub fn structural_tag(&self) -> &Value {
+        self.forms.tag.get_or_init(|| (self.forms.structural_tag)())
+    }
+
+    /// The grammar tree the Lark and GBNF forms are rendered from.
+    pub fn grammar(&self) -> &Grammar {
+        &self.forms.grammar
+    }
+}
+
+impl std::fmt::Debug for Constraint {
+    /// Shows the forms rendered so far (a debug print does not render them).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Constraint")
+            .field("triggers", &self.triggers)
+            .field("lazy", &self.lazy)
+            .field("preserved_tokens", &self.preserved_tokens)
+            .field("grammar", &self.forms.grammar)
+            .field("lark", &self.forms.lark.get())
+            .field("gbnf", &self.forms.gbnf.get())
+            .field("structural_tag", &self.forms.tag.get())
+            .finish()
+    }
+}
+
+impl PartialEq for Constraint {
+    /// Equal when every form is (renders what is not rendered yet).
+    fn eq(&self, other: &Constraint) -> bool {
+        self.triggers == other.triggers
+            && self.lazy == other.lazy
+            && self.preserved_tokens == other.preserved_tokens
+            && self.lark() == other.lark()
+            && self.gbnf() == other.gbnf()
+            && self.structural_tag() == other.structural_tag()
+    }
 }
 
 /// A family's constraint builder, registered beside its [`ParserEntry`] (by the entry's name).
@@ -511,14 +609,23 @@ impl FormatDescription {
         } else {
             Triggers::default()
         };
-        Ok(Constraint {
-            lark: grammar::render_lark(&grammar),
-            gbnf: gbnf::render(&grammar),
-            structural_tag: structural::render(self, &shape),
-            triggers,
-            lazy,
-            preserved_tokens: self.preserved_tokens(),
-        })
+        // The structural tag is built from the description on first access: it owns what it needs.
+        let tag = structural::TagShape {
+            format: self.clone(),
+            tools: tools
+                .iter()
+                .map(|tool| (tool.name.clone(), tool.shared_parameters().clone()))
+                .collect(),
+            required,
+            parallel: request.parallel_tool_calls,
+            start,
+            json: json.cloned(),
+        };
+        let mut constraint = Constraint::new(grammar, move || structural::render(&tag));
+        constraint.triggers = triggers;
+        constraint.lazy = lazy;
+        constraint.preserved_tokens = self.preserved_tokens();
+        Ok(constraint)
     }
 
     /// True when calls have no marker at all (no section, an empty `call_begin`): they stand bare at
@@ -991,9 +1098,8 @@ pub(crate) fn value_form(schema: &Value) -> ValueForm<'_> {
     }
 }
 
-/// A tool's declared properties, in declared order, each with whether it is required.
-pub(crate) fn properties(tool: &ToolSchema) -> Vec<(&str, &Value, bool)> {
-    let schema = tool.parameters();
+/// A tool's declared properties (of its `parameters` schema), in declared order, each with whether it is required.
+pub(crate) fn properties(schema: &Value) -> Vec<(&str, &Value, bool)> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -1044,7 +1150,7 @@ fn parameter_rules(
     tags: &ParameterTags,
     markers: &[String],
 ) -> Vec<(String, Node)> {
-    let properties = properties(tool);
+    let properties = properties(tool.parameters());
     let mut rules = Vec::new();
     // No raw value holds these; a counted one holds none of their first characters.
     let stops = value_stops(tags, markers);

@@ -17,12 +17,26 @@
 //! its `json_schema`, or for a raw string `any_text`, a `regex` (length bounds) or an `or` of its
 //! values.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{
-    CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except,
+    CallName, FormatDescription, ParameterTags, ReasoningStart, ValueForm, counted_except,
     properties, value_form, value_stops,
 };
+
+/// What the structural tag of a request is built from, owned: a [`Constraint`](super::Constraint)
+/// builds its tag on first access, after the request's borrowed tools are gone.
+pub(crate) struct TagShape {
+    pub(crate) format: FormatDescription,
+    /// The allowed tools: name and `parameters` schema.
+    pub(crate) tools: Vec<(String, Arc<Value>)>,
+    pub(crate) required: bool,
+    pub(crate) parallel: bool,
+    pub(crate) start: ReasoningStart,
+    pub(crate) json: Option<Value>,
+}
 
 /// A JSON object of these members, in this order, each value moved in. `json!` serializes every
 /// `Value` it interpolates into a new one, which copies each tool's schema once per level of nesting
@@ -35,15 +49,16 @@ macro_rules! object {
     }};
 }
 
-pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
+pub(crate) fn render(shape: &TagShape) -> Value {
+    let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value};
     let tags: Vec<Value> = shape
         .tools
         .iter()
-        .map(|tool| {
+        .map(|(tool_name, schema)| {
             let arguments =
-                || object! {"type": "json_schema", "json_schema": tool.parameters().clone()};
+                || object! {"type": "json_schema", "json_schema": schema.as_ref().clone()};
             match &calls.name {
                 CallName::JsonFields {
                     name,
@@ -55,7 +70,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         calls.call_begin,
                         calls.padding,
                         quoted(name),
-                        quoted(&tool.name),
+                        quoted(tool_name),
                         quoted(key)
                     ),
                     "content": arguments(),
@@ -67,7 +82,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         "{}{}{{{}: ",
                         calls.call_begin,
                         calls.padding,
-                        quoted(&tool.name)
+                        quoted(tool_name)
                     ),
                     "content": arguments(),
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
@@ -78,7 +93,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     suffix,
                 } => {
                     let begin =
-                        format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool.name);
+                        format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool_name);
                     let elements = match index_separator {
                         Some(separator) => vec![
                             const_string(separator),
@@ -104,14 +119,14 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     let except =
                         counted_except(parameters, &value_stops(parameters, &format.markers()));
                     let begin = if prefix.is_empty() {
-                        format!("{}{}{suffix}", calls.call_begin, tool.name)
+                        format!("{}{}{suffix}", calls.call_begin, tool_name)
                     } else {
                         format!(
                             "{}{}{prefix}{}{suffix}",
-                            calls.call_begin, calls.padding, tool.name
+                            calls.call_begin, calls.padding, tool_name
                         )
                     };
-                    let elements: Vec<Value> = properties(tool)
+                    let elements: Vec<Value> = properties(schema)
                         .into_iter()
                         .map(|(name, schema, required)| {
                             let element = parameter(parameters, name, schema, &except);
@@ -145,7 +160,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     "type": "tag",
                     "begin": format!(
                         "{}{}{prefix}{}{open}",
-                        calls.call_begin, calls.padding, tool.name
+                        calls.call_begin, calls.padding, tool_name
                     ),
                     "content": arguments(),
                     "end": format!("{close}{}{}", calls.padding, calls.call_end),
@@ -162,7 +177,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
         r"\s*([^\s{}][\s\S]*)?",
         opening.unwrap_or_default()
     )};
-    let answer = match shape.json {
+    let answer = match &shape.json {
         Some(schema) => object! {"type": "json_schema", "json_schema": schema.clone()},
         None if format.is_bare() => bare_text.clone(),
         None => free(),
@@ -237,7 +252,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
             }
         }
     };
-    let rest = match (shape.json, shape.tools.is_empty(), shape.required) {
+    let rest = match (&shape.json, shape.tools.is_empty(), shape.required) {
         (Some(schema), false, false) => {
             // Content as JSON, or calls.
             object! {"type": "or", "elements": vec![
