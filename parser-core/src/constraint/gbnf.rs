@@ -31,7 +31,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde_json::Value;
 
 use super::grammar::{
-    Grammar, Move, Node, push_number, repetition, text_automaton, write_any_order_sets,
+    Grammar, Move, Node, property_schema, push_number, repetition, text_automaton,
+    write_any_order_sets,
 };
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
@@ -316,6 +317,13 @@ impl Rules {
             Node::Digits => out.push_str("[0-9]+"),
             Node::Json(schema) => {
                 let name = self.schema(schema, "args");
+                out.push_str(&name);
+            }
+            Node::JsonProperty {
+                parameters,
+                property,
+            } => {
+                let name = self.schema(property_schema(parameters, property), "args");
                 out.push_str(&name);
             }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),

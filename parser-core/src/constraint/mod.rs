@@ -771,29 +771,38 @@ impl FormatDescription {
     /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
     fn grammar(&self, shape: &Shape<'_>) -> Grammar {
         let markers = self.markers();
+        // What raw parameter values never hold, the same for every tool.
+        let values = match &self.calls.name {
+            CallName::Parameters { parameters, .. } => {
+                let stops = value_stops(parameters, &markers);
+                let excluded = counted_except(parameters, &stops);
+                Some((stops, excluded))
+            }
+            _ => None,
+        };
         let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
         let calls = &self.calls;
         for (at, tool) in shape.tools.iter().enumerate() {
             rules.push((
-                format!("call_{at}"),
+                numbered("call_", at),
                 Node::Seq(vec![
                     Node::Lit(calls.call_begin.to_string()),
-                    Node::Ref(format!("tail_{at}")),
+                    Node::Ref(numbered("tail_", at)),
                 ]),
             ));
-            rules.push((format!("tail_{at}"), self.call_tail(at, tool)));
-            if let CallName::Parameters { parameters, .. } = &calls.name {
-                rules.extend(parameter_rules(at, tool, parameters, &markers));
+            rules.push((numbered("tail_", at), self.call_tail(at, tool)));
+            if let (CallName::Parameters { parameters, .. }, Some(values)) = (&calls.name, &values) {
+                rules.extend(parameter_rules(at, tool, parameters, values));
             }
         }
         let any_of = |prefix: &str| {
             Node::Alt(
                 (0..shape.tools.len())
-                    .map(|at| Node::Ref(format!("{prefix}_{at}")))
+                    .map(|at| Node::Ref(numbered(prefix, at)))
                     .collect(),
             )
         };
-        rules.push(("call".into(), any_of("call")));
+        rules.push(("call".into(), any_of("call_")));
         let more = || {
             let separator = calls.separator.trim();
             let mut next = vec![Node::Ws];
@@ -835,7 +844,7 @@ impl FormatDescription {
                 ]);
                 if calls.section_optional {
                     rules.push(("bare_calls".into(), sequence(Node::Ref("call".into()))));
-                    rules.push(("bare_tail".into(), sequence(any_of("tail"))));
+                    rules.push(("bare_tail".into(), sequence(any_of("tail_"))));
                     openings.push((calls.call_begin.to_string(), "bare_tail"));
                     Node::Alt(vec![section, Node::Ref("bare_calls".into())])
                 } else {
@@ -843,7 +852,7 @@ impl FormatDescription {
                 }
             }
             None => {
-                rules.push(("calls_tail".into(), sequence(any_of("tail"))));
+                rules.push(("calls_tail".into(), sequence(any_of("tail_"))));
                 openings.push((calls.call_begin.to_string(), "calls_tail"));
                 sequence(Node::Ref("call".into()))
             }
@@ -967,8 +976,8 @@ impl FormatDescription {
             if prefix.starts_with(|c: char| !c.is_whitespace()) {
                 items.push(Node::Ws);
             }
-            items.push(Node::Lit(format!("{prefix}{}{suffix}", tool.name)));
-            items.push(Node::Ref(format!("args_{at}_0")));
+            items.push(Node::Lit([prefix, tool.name.as_str(), suffix].concat()));
+            items.push(Node::Ref(args_rule(at)));
             items.push(Node::Ws);
             if !end.is_empty() {
                 items.extend([Node::Lit(end.to_string()), Node::Ws]);
@@ -1008,7 +1017,7 @@ impl FormatDescription {
                 index_separator,
                 suffix,
             } => {
-                items.push(Node::Lit(format!("{prefix}{}", tool.name)));
+                items.push(Node::Lit([prefix, tool.name.as_str()].concat()));
                 if let Some(separator) = index_separator {
                     items.push(Node::Lit(separator.to_string()));
                     items.push(Node::Digits);
@@ -1037,7 +1046,7 @@ impl FormatDescription {
                 // Whitespace that starts `close` may be any whitespace, or none.
                 let close = close.trim_start_matches([' ', '\t', '\r', '\n']);
                 items.extend([
-                    Node::Lit(format!("{prefix}{}{open}", tool.name)),
+                    Node::Lit([prefix, tool.name.as_str(), open].concat()),
                     args,
                     Node::Ws,
                     Node::Lit(close.to_owned()),
@@ -1047,6 +1056,30 @@ impl FormatDescription {
         items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
         Node::Seq(items)
     }
+}
+
+/// `PREFIX` then `at` in decimal: a rule name (without `format!`, whose machinery shows in the profile
+/// of a request with many tools).
+fn numbered(prefix: &str, at: usize) -> String {
+    let mut name = String::with_capacity(prefix.len() + 4);
+    name.push_str(prefix);
+    grammar::push_number(&mut name, at as u64);
+    name
+}
+
+/// `param_AT_INDEX`: the rule of one parameter of the `at`-th tool.
+fn param_rule(at: usize, index: usize) -> String {
+    let mut name = numbered("param_", at);
+    name.push('_');
+    grammar::push_number(&mut name, index as u64);
+    name
+}
+
+/// `args_AT_0`: the parameters of the `at`-th tool.
+fn args_rule(at: usize) -> String {
+    let mut name = numbered("args_", at);
+    name.push_str("_0");
+    name
 }
 
 /// How a parameter's value is written, as the parser types it.
@@ -1144,17 +1177,18 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
 /// `args_AT_0`, the parameters in any order ([`Node::AnyOrder`]), or with more than
 /// [`ANY_ORDER_LIMIT`] properties in declared order.
+///
+/// `values`: what no raw value holds ([`value_stops`]) and the characters a counted one never holds
+/// ([`counted_except`]).
 fn parameter_rules(
     at: usize,
     tool: &ToolSchema,
     tags: &ParameterTags,
-    markers: &[String],
+    values: &(Vec<String>, Vec<char>),
 ) -> Vec<(String, Node)> {
     let properties = properties(tool.parameters());
-    let mut rules = Vec::new();
-    // No raw value holds these; a counted one holds none of their first characters.
-    let stops = value_stops(tags, markers);
-    let excluded = counted_except(tags, &stops);
+    let mut rules = Vec::with_capacity(properties.len() + 1);
+    let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.to_string());
     let framing = || -> Vec<Node> {
         if tags.framing.is_empty() {
@@ -1166,7 +1200,7 @@ fn parameter_rules(
     for (index, (name, schema, _)) in properties.iter().enumerate() {
         let mut items = vec![
             Node::Ws,
-            Node::Lit(format!("{}{name}{}", tags.key_open, tags.key_close)),
+            Node::Lit([&tags.key_open, *name, &tags.key_close].concat()),
         ];
         if tags.space_before_value {
             items.push(Node::Ws);
@@ -1175,7 +1209,14 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(Arc::new(schema.into_owned())),
+                match schema {
+                    // The tool's schema stays shared: the node points into it.
+                    Cow::Borrowed(_) => Node::JsonProperty {
+                        parameters: tool.shared_parameters().clone(),
+                        property: (*name).to_owned(),
+                    },
+                    Cow::Owned(schema) => Node::Json(Arc::new(schema)),
+                },
                 Node::Ws,
                 close.clone(),
             ]),
@@ -1206,9 +1247,9 @@ fn parameter_rules(
             ]),
         }
         items.retain(|item| *item != Node::Lit(String::new()));
-        rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
+        rules.push((param_rule(at, index), Node::Seq(items)));
     }
-    let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
+    let param = |index: usize| Node::Ref(param_rule(at, index));
     let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
@@ -1231,7 +1272,7 @@ fn parameter_rules(
                 .collect(),
         )
     };
-    rules.push((format!("args_{at}_0"), args));
+    rules.push((args_rule(at), args));
     rules
 }
 

@@ -53,6 +53,8 @@ pub(crate) fn render(shape: &TagShape) -> Value {
     let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value};
+    // The characters no counted raw value holds: the same for every tool, made once.
+    let mut except: Option<Vec<char>> = None;
     let tags: Vec<Value> = shape
         .tools
         .iter()
@@ -116,8 +118,9 @@ pub(crate) fn render(shape: &TagShape) -> Value {
                     parameters,
                     end,
                 } => {
-                    let except =
-                        counted_except(parameters, &value_stops(parameters, &format.markers()));
+                    let except = except.get_or_insert_with(|| {
+                        counted_except(parameters, &value_stops(parameters, &format.markers()))
+                    });
                     let begin = if prefix.is_empty() {
                         format!("{}{}{suffix}", calls.call_begin, tool_name)
                     } else {
@@ -129,7 +132,7 @@ pub(crate) fn render(shape: &TagShape) -> Value {
                     let elements: Vec<Value> = properties(schema)
                         .into_iter()
                         .map(|(name, schema, required)| {
-                            let element = parameter(parameters, name, schema, &except);
+                            let element = parameter(parameters, name, schema, except);
                             if required {
                                 element
                             } else {
