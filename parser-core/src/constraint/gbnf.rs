@@ -37,7 +37,8 @@ use super::grammar::{
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
 pub(crate) fn render(grammar: &Grammar) -> String {
-    let mut out = Rules::default();
+    // Sized for the rules a grammar of this many rules makes (no rehash of long bodies as it grows).
+    let mut out = Rules::with_capacity(grammar.rules.len() * 8);
     out.names.insert("root".to_owned(), 1);
     for (name, _) in &grammar.rules {
         out.names.insert(rule_name(name), 1);
@@ -79,7 +80,10 @@ fn push_rule_name(out: &mut String, name: &str) {
 
 /// The rules written on the side (JSON values, free text, the sets of an any-order node).
 #[derive(Default)]
-struct Rules {
+struct Rules<'g> {
+    /// The rule of each schema converted so far: tools repeat sub-schemas (the same `query` or
+    /// `unit` property in every tool), and converting one again would only rebuild the same rules.
+    converted: HashMap<SchemaKey<'g>, String>,
     /// Rules by name, deduplicated by body (JSON values).
     rules: Vec<(String, String)>,
     by_body: HashMap<String, String>,
@@ -218,7 +222,17 @@ impl TextRules {
     }
 }
 
-impl Rules {
+impl<'g> Rules<'g> {
+    fn with_capacity(rules: usize) -> Self {
+        Rules {
+            converted: HashMap::with_capacity(rules),
+            rules: Vec::with_capacity(rules),
+            by_body: HashMap::with_capacity(rules),
+            names: HashMap::with_capacity(rules * 2),
+            ..Rules::default()
+        }
+    }
+
     /// A rule named after `hint` with this body; an identical body reuses its rule.
     fn add(&mut self, hint: &str, body: String) -> String {
         if let Some(name) = self.by_body.get(&body) {
@@ -273,7 +287,7 @@ impl Rules {
         self.rules.len() - 1
     }
 
-    fn node(&mut self, node: &Node, out: &mut String) {
+    fn node(&mut self, node: &'g Node, out: &mut String) {
         match node {
             Node::Lit(text) => push_literal(out, text),
             Node::Seq(items) => {
@@ -365,7 +379,7 @@ impl Rules {
 
     /// `PREFIX-SET` for each set `SET` (a bit mask) of items already written: the items still to
     /// write. Writes the name of the first (nothing written yet).
-    fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
+    fn any_order(&mut self, items: &'g [(Node, bool)], out: &mut String) {
         let prefix = self.fresh_prefix("any");
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
@@ -392,12 +406,20 @@ impl Rules {
     }
 
     /// The rule for a value valid against `schema`.
-    fn schema(&mut self, schema: &Value, hint: &str) -> String {
+    ///
+    /// An equal schema converted before has its rule already: converting it again would build the
+    /// same bodies (sub-schemas first, each deduplicated by body), so the rule is the same.
+    fn schema(&mut self, schema: &'g Value, hint: &str) -> String {
+        if let Some(name) = self.converted.get(&SchemaKey(schema)) {
+            return name.clone();
+        }
         let body = self.schema_body(schema, hint);
-        self.add(hint, body)
+        let name = self.add(hint, body);
+        self.converted.insert(SchemaKey(schema), name.clone());
+        name
     }
 
-    fn schema_body(&mut self, schema: &Value, hint: &str) -> String {
+    fn schema_body(&mut self, schema: &'g Value, hint: &str) -> String {
         let Some(map) = schema.as_object() else {
             // `true`, or anything that is not a schema object: any value. `false` admits nothing, which
             // GBNF cannot say; it is read as any value too.
@@ -439,7 +461,7 @@ impl Rules {
         }
     }
 
-    fn typed(&mut self, kind: &str, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    fn typed(&mut self, kind: &str, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         match kind {
             "string" => self.string(map),
             "integer" => INTEGER.to_owned(),
@@ -485,7 +507,7 @@ impl Rules {
         body
     }
 
-    fn object(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    fn object(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         let ws = self.ws();
         let properties = map.get("properties").and_then(Value::as_object);
         let required: Vec<&str> = map
@@ -549,7 +571,7 @@ impl Rules {
         ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
     }
 
-    fn array(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    fn array(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         let ws = self.ws();
         let item = match map.get("items") {
             Some(items) if items.is_object() => self.schema(items, &format!("{hint}-item")),
@@ -610,6 +632,56 @@ impl Rules {
             .get(ANY_OBJECT_KEY)
             .cloned()
             .unwrap_or_default()
+    }
+}
+
+/// A schema as a key of [`Rules::converted`]: equal when the schemas are equal with their members in
+/// the same order (the converter writes properties in declared order, and `serde_json`'s
+/// `preserve_order` maps compare regardless of order).
+struct SchemaKey<'g>(&'g Value);
+
+impl PartialEq for SchemaKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        fn same(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Array(a), Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
+                }
+                (Value::Object(a), Value::Object(b)) => {
+                    a.len() == b.len()
+                        && a.iter()
+                            .zip(b)
+                            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+                }
+                (a, b) => a == b,
+            }
+        }
+        std::ptr::eq(self.0, other.0) || same(self.0, other.0)
+    }
+}
+
+impl Eq for SchemaKey<'_> {}
+
+impl std::hash::Hash for SchemaKey<'_> {
+    /// Hashes the schema's first level only (its members' names and scalar values, the sizes of what
+    /// nests): enough to tell schemas apart, at a small cost for a tool's whole schema.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        fn shallow<H: std::hash::Hasher>(value: &Value, state: &mut H) {
+            match value {
+                Value::Array(items) => state.write_usize(items.len()),
+                Value::Object(members) => state.write_usize(members.len()),
+                other => std::hash::Hash::hash(other, state),
+            }
+        }
+        match self.0 {
+            Value::Object(members) => {
+                for (key, value) in members {
+                    state.write(key.as_bytes());
+                    shallow(value, state);
+                }
+            }
+            other => shallow(other, state),
+        }
     }
 }
 
