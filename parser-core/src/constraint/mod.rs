@@ -411,8 +411,9 @@ pub struct Triggers {
 /// The constraint of one request, in every engine's language.
 ///
 /// A server hands one form to its engine, so the forms are rendered on first access, each once
-/// (later calls, and clones of the constraint, share it): building a `Constraint` costs the grammar
-/// tree, and each form is paid for only when it is asked for. [`Constraint::lark`],
+/// (later calls, and clones of the constraint, share it): building a `Constraint` costs its triggers
+/// and preserved tokens, and each form is paid for only when it is asked for (the Lark and GBNF forms
+/// share a grammar tree, also built on first access). [`Constraint::lark`],
 /// [`Constraint::gbnf`] and [`Constraint::structural_tag`] describe the same language (bar what each
 /// engine cannot say, documented per form); [`Constraint::triggers`], [`Constraint::lazy`] and
 /// [`Constraint::preserved_tokens`] hold for all three.
@@ -440,8 +441,9 @@ pub struct Constraint {
 
 /// What a [`Constraint`]'s forms are rendered from, and each form once rendered.
 struct Forms {
-    grammar: Grammar,
-    structural_tag: Box<dyn Fn() -> Value + Send + Sync>,
+    build_grammar: Box<dyn Fn() -> Grammar + Send + Sync>,
+    build_tag: Box<dyn Fn() -> Value + Send + Sync>,
+    grammar: OnceLock<Grammar>,
     lark: OnceLock<String>,
     gbnf: OnceLock<String>,
     tag: OnceLock<Value>,
@@ -449,10 +451,31 @@ struct Forms {
 
 impl Constraint {
     /// A constraint whose grammars are `grammar` and whose structural tag `structural_tag` builds
-    /// (each on first access), not lazy, with no triggers and no preserved tokens: set those fields
-    /// after.
+    /// (on first access), not lazy, with no triggers and no preserved tokens: set those fields after.
     pub fn new(
         grammar: Grammar,
+        structural_tag: impl Fn() -> Value + Send + Sync + 'static,
+    ) -> Constraint {
+        let constraint = Constraint::from_builders(Grammar::default, structural_tag);
+        let _ = constraint.forms.grammar.set(grammar);
+        constraint
+    }
+
+    /// A constraint whose grammar tree `grammar` builds and whose structural tag `structural_tag`
+    /// builds, each on first access (a server that takes the structural tag never builds the tree);
+    /// not lazy, no triggers, no preserved tokens: set those fields after.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar, Node};
+    ///
+    /// let constraint = Constraint::from_builders(
+    ///     || Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] },
+    ///     || serde_json::json!({"type": "structural_tag"}),
+    /// );
+    /// assert_eq!(constraint.gbnf(), "root ::= \"yes\"\n");
+    /// ```
+    pub fn from_builders(
+        grammar: impl Fn() -> Grammar + Send + Sync + 'static,
         structural_tag: impl Fn() -> Value + Send + Sync + 'static,
     ) -> Constraint {
         Constraint {
@@ -460,8 +483,9 @@ impl Constraint {
             lazy: false,
             preserved_tokens: Vec::new(),
             forms: Arc::new(Forms {
-                grammar,
-                structural_tag: Box::new(structural_tag),
+                build_grammar: Box::new(grammar),
+                build_tag: Box::new(structural_tag),
+                grammar: OnceLock::new(),
                 lark: OnceLock::new(),
                 gbnf: OnceLock::new(),
                 tag: OnceLock::new(),
@@ -474,36 +498,36 @@ impl Constraint {
     pub fn lark(&self) -> &str {
         self.forms
             .lark
-            .get_or_init(|| grammar::render_lark(&self.forms.grammar))
+            .get_or_init(|| grammar::render_lark(self.grammar()))
     }
 
     /// The grammar in llama.cpp's GBNF, root rule `root` (rendered on first access).
     pub fn gbnf(&self) -> &str {
-        self.forms
-            .gbnf
-            .get_or_init(|| gbnf::render(&self.forms.grammar))
+        self.forms.gbnf.get_or_init(|| gbnf::render(self.grammar()))
     }
 
     /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang
     /// (built on first access).
     pub fn structural_tag(&self) -> &Value {
-        self.forms.tag.get_or_init(|| (self.forms.structural_tag)())
+        self.forms.tag.get_or_init(|| (self.forms.build_tag)())
     }
 
-    /// The grammar tree the Lark and GBNF forms are rendered from.
+    /// The grammar tree the Lark and GBNF forms are rendered from (built on first access).
     pub fn grammar(&self) -> &Grammar {
-        &self.forms.grammar
+        self.forms
+            .grammar
+            .get_or_init(|| (self.forms.build_grammar)())
     }
 }
 
 impl std::fmt::Debug for Constraint {
-    /// Shows the forms rendered so far (a debug print does not render them).
+    /// Shows the grammar tree and the forms built so far (a debug print does not build them).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Constraint")
             .field("triggers", &self.triggers)
             .field("lazy", &self.lazy)
             .field("preserved_tokens", &self.preserved_tokens)
-            .field("grammar", &self.forms.grammar)
+            .field("grammar", &self.forms.grammar.get())
             .field("lark", &self.forms.lark.get())
             .field("gbnf", &self.forms.gbnf.get())
             .field("structural_tag", &self.forms.tag.get())
@@ -595,33 +619,32 @@ impl FormatDescription {
         };
         // A bare format has no opener to trigger on: its `auto` grammar covers the whole output.
         let lazy = !tools.is_empty() && !required && json.is_none() && !self.is_bare();
-        let shape = Shape {
-            tools: &tools,
-            required,
-            parallel: request.parallel_tool_calls,
-            start,
-            json,
-            lazy,
-        };
-        let grammar = self.grammar(&shape);
         let triggers = if lazy {
             self.triggers(start)
         } else {
             Triggers::default()
         };
-        // The structural tag is built from the description on first access: it owns what it needs.
-        let tag = structural::TagShape {
+        // The grammar tree and the structural tag are built on first access, from what they own.
+        let shape = Arc::new(Shape {
             format: self.clone(),
             tools: tools
                 .iter()
-                .map(|tool| (tool.name.clone(), tool.shared_parameters().clone()))
+                .map(|tool| CallTool {
+                    name: tool.name.clone(),
+                    parameters: tool.shared_parameters().clone(),
+                })
                 .collect(),
             required,
             parallel: request.parallel_tool_calls,
             start,
             json: json.cloned(),
-        };
-        let mut constraint = Constraint::new(grammar, move || structural::render(&tag));
+            lazy,
+        });
+        let tag = shape.clone();
+        let mut constraint = Constraint::from_builders(
+            move || shape.format.grammar(&shape),
+            move || structural::render(&tag),
+        );
         constraint.triggers = triggers;
         constraint.lazy = lazy;
         constraint.preserved_tokens = self.preserved_tokens();
@@ -769,7 +792,7 @@ impl FormatDescription {
     /// Rules: `call_i` (one call of tool `i`) is `call_begin` then `tail_i`; `calls` is the call block
     /// (section or calls) and `calls_tail` the same block after its first marker, for a reasoning that
     /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
-    fn grammar(&self, shape: &Shape<'_>) -> Grammar {
+    fn grammar(&self, shape: &Shape) -> Grammar {
         let markers = self.markers();
         // What raw parameter values never hold, the same for every tool.
         let values = match &self.calls.name {
@@ -791,7 +814,8 @@ impl FormatDescription {
                 ]),
             ));
             rules.push((numbered("tail_", at), self.call_tail(at, tool)));
-            if let (CallName::Parameters { parameters, .. }, Some(values)) = (&calls.name, &values) {
+            if let (CallName::Parameters { parameters, .. }, Some(values)) = (&calls.name, &values)
+            {
                 rules.extend(parameter_rules(at, tool, parameters, values));
             }
         }
@@ -883,7 +907,7 @@ impl FormatDescription {
                 until: None,
             }
         };
-        let answer = match shape.json {
+        let answer = match &shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
                 Node::Json(Arc::new(schema.clone())),
@@ -958,7 +982,7 @@ impl FormatDescription {
     }
 
     /// One call of `tool` (the `at`-th), after its `call_begin`.
-    fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
+    fn call_tail(&self, at: usize, tool: &CallTool) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
         let args = Node::Json(tool.shared_parameters().clone());
@@ -1182,7 +1206,7 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 /// ([`counted_except`]).
 fn parameter_rules(
     at: usize,
-    tool: &ToolSchema,
+    tool: &CallTool,
     tags: &ParameterTags,
     values: &(Vec<String>, Vec<char>),
 ) -> Vec<(String, Node)> {
@@ -1309,14 +1333,34 @@ impl Grammar {
     }
 }
 
-/// What one request asks for, resolved.
-pub(crate) struct Shape<'a> {
-    pub(crate) tools: &'a [&'a ToolSchema],
+/// What one request asks for, resolved, owned: a [`Constraint`] builds its grammar and structural
+/// tag from it on first access, after the request's borrowed tools are gone.
+pub(crate) struct Shape {
+    pub(crate) format: FormatDescription,
+    /// The tools a call may name.
+    pub(crate) tools: Vec<CallTool>,
     pub(crate) required: bool,
     pub(crate) parallel: bool,
     pub(crate) start: ReasoningStart,
-    pub(crate) json: Option<&'a Value>,
+    pub(crate) json: Option<Value>,
     pub(crate) lazy: bool,
+}
+
+/// A tool a call may name: its name and its `parameters` schema (shared with the request's
+/// [`ToolSchema`]).
+pub(crate) struct CallTool {
+    pub(crate) name: String,
+    parameters: Arc<Value>,
+}
+
+impl CallTool {
+    pub(crate) fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    pub(crate) fn shared_parameters(&self) -> &Arc<Value> {
+        &self.parameters
+    }
 }
 
 /// `text` as an ECMAScript (and Rust) regex matching itself, for [`Triggers::patterns`].

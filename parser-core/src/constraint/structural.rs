@@ -17,26 +17,12 @@
 //! its `json_schema`, or for a raw string `any_text`, a `regex` (length bounds) or an `or` of its
 //! values.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use super::{
-    CallName, FormatDescription, ParameterTags, ReasoningStart, ValueForm, counted_except,
-    properties, value_form, value_stops,
+    CallName, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except, properties,
+    value_form, value_stops,
 };
-
-/// What the structural tag of a request is built from, owned: a [`Constraint`](super::Constraint)
-/// builds its tag on first access, after the request's borrowed tools are gone.
-pub(crate) struct TagShape {
-    pub(crate) format: FormatDescription,
-    /// The allowed tools: name and `parameters` schema.
-    pub(crate) tools: Vec<(String, Arc<Value>)>,
-    pub(crate) required: bool,
-    pub(crate) parallel: bool,
-    pub(crate) start: ReasoningStart,
-    pub(crate) json: Option<Value>,
-}
 
 /// A JSON object of these members, in this order, each value moved in. `json!` serializes every
 /// `Value` it interpolates into a new one, which copies each tool's schema once per level of nesting
@@ -49,7 +35,7 @@ macro_rules! object {
     }};
 }
 
-pub(crate) fn render(shape: &TagShape) -> Value {
+pub(crate) fn render(shape: &Shape) -> Value {
     let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value};
@@ -58,9 +44,9 @@ pub(crate) fn render(shape: &TagShape) -> Value {
     let tags: Vec<Value> = shape
         .tools
         .iter()
-        .map(|(tool_name, schema)| {
-            let arguments =
-                || object! {"type": "json_schema", "json_schema": schema.as_ref().clone()};
+        .map(|tool| {
+            let (tool_name, schema) = (&tool.name, tool.parameters());
+            let arguments = || object! {"type": "json_schema", "json_schema": schema.clone()};
             match &calls.name {
                 CallName::JsonFields {
                     name,
