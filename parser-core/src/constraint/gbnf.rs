@@ -95,6 +95,8 @@ struct Rules<'g> {
     texts: HashMap<String, String>,
     /// Text automata and any-order nodes written so far, which number their rules' prefixes.
     prefixes: usize,
+    /// [`Rules::open_tails`], once made.
+    open_tails: Option<(String, String)>,
     /// The names of the whitespace and string-character rules, once made.
     ws_rule: Option<String>,
     char_rule: Option<String>,
@@ -530,26 +532,18 @@ impl<'g> Rules<'g> {
             value_hint.push('-');
             push_number(&mut value_hint, at as u64);
             let value = self.schema(schema, &value_hint);
-            let quoted_key = literal(&serde_json::to_string(key).unwrap_or_default());
-            let member = [quoted_key.as_str(), " ", &ws, " \":\" ", &ws, " ", &value].concat();
+            let mut member = String::with_capacity(key.len() + value.len() + 2 * ws.len() + 16);
+            push_key_literal(&mut member, key);
+            for part in [" ", &ws, " \":\" ", &ws, " ", &value] {
+                member.push_str(part);
+            }
             members.push((member, required.contains(&key.as_str())));
         }
         // rest(i, first): members i.. with a comma before each unless it is the first written.
-        let extra = if closed {
-            None
+        let (mut after, mut first) = if closed {
+            ("\"\"".to_owned(), "\"\"".to_owned())
         } else {
-            let value = self.any_value();
-            let string = self.string(&serde_json::Map::new());
-            let string = self.add("string", string);
-            Some(format!("{string} {ws} \":\" {ws} {value}"))
-        };
-        let mut after = match &extra {
-            None => "\"\"".to_owned(),
-            Some(member) => format!("( \",\" {ws} {member} {ws} )*"),
-        };
-        let mut first = match &extra {
-            None => "\"\"".to_owned(),
-            Some(member) => format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
+            self.open_tails()
         };
         let rest_hint = [hint, "-rest"].concat();
         let first_hint = [hint, "-first"].concat();
@@ -569,6 +563,25 @@ impl<'g> Rules<'g> {
         }
         let body = self.add(&[hint, "-members"].concat(), first);
         ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
+    }
+
+    /// The tails of an object that admits further members (`additionalProperties` not `false`): after
+    /// a declared member, and with no member written yet. The same for every object, made once.
+    fn open_tails(&mut self) -> (String, String) {
+        if let Some(tails) = &self.open_tails {
+            return tails.clone();
+        }
+        let ws = self.ws();
+        let value = self.any_value();
+        let string = self.string(&serde_json::Map::new());
+        let string = self.add("string", string);
+        let member = format!("{string} {ws} \":\" {ws} {value}");
+        let tails = (
+            format!("( \",\" {ws} {member} {ws} )*"),
+            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
+        );
+        self.open_tails = Some(tails.clone());
+        tails
     }
 
     fn array(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
@@ -695,6 +708,22 @@ const NUMBER: &str = "( \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE]
 
 fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Writes the GBNF literal of a member name as JSON writes it (`"\"key\""`): what
+/// `literal(&serde_json::to_string(key))` makes, without the two strings in between for a name that
+/// needs no escape (the common case).
+fn push_key_literal(out: &mut String, key: &str) {
+    if key
+        .chars()
+        .any(|c| c == '"' || c == '\\' || (c as u32) < 0x20)
+    {
+        push_literal(out, &serde_json::to_string(key).unwrap_or_default());
+        return;
+    }
+    out.push_str("\"\\\"");
+    out.push_str(key);
+    out.push_str("\\\"\"");
 }
 
 /// A GBNF string literal.
