@@ -120,6 +120,54 @@ fn names_and_aliases_are_unique() {
 #[case("ibm-granite/granite-20b-functioncalling", "granite-20b-fc")]
 #[case("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-v2")]
 #[case("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano")]
+#[case("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2")]
+#[case("moonshotai/Kimi-K2-Thinking", "kimi-k2-thinking")]
+#[case("moonshotai/Kimi-K2.5", "kimi-k2.5")]
+#[case("moonshotai/Kimi-VL-A3B-Thinking-2506", "kimi-vl")]
+#[case("openai/gpt-oss-120b", "gpt-oss")]
+#[case("unsloth/gpt-oss-20b-GGUF", "gpt-oss")]
+// Issue 15: Ollama's library names, `name:tag` (the quantisation after the last `-` is dropped as for
+// GGUF files; the `:` is kept, so a pattern ending in `:` is for Ollama's names only).
+#[case("deepseek-r1:8b", "deepseek-r1")]
+#[case("deepseek-r1:1.5b-qwen-distill-q4_K_M", "deepseek-r1")]
+#[case("deepseek-v3.1:671b", "deepseek-v3.1")]
+#[case("qwen3:8b", "qwen3")]
+#[case("qwen3:30b-a3b-thinking-2507-q4_K_M", "qwen3-thinking")]
+#[case("qwen3:30b-a3b-instruct-2507-q4_K_M", "qwen3-instruct-2507")]
+#[case("qwen3-coder:30b", "qwen3-coder")]
+#[case("qwq:32b", "qwen3-thinking")]
+#[case("qwen2.5:7b", "qwen2.5")]
+#[case("qwen3.5:27b", "qwen3.5")]
+#[case("kimi-k2:1t-cloud", "kimi-k2")]
+#[case("kimi-k2-thinking:cloud", "kimi-k2-thinking")]
+#[case("gpt-oss:20b", "gpt-oss")]
+#[case("glm-4.7-flash:q4_K_M", "glm-4.7")]
+#[case("glm-4.6:cloud", "glm-4.5")]
+#[case("mistral:7b", "mistral-v0.3")]
+#[case("mistral-nemo:12b", "mistral-v0.3")]
+#[case("mistral-small:24b", "mistral-v0.3")]
+#[case("mistral-small3.2:24b", "mistral")]
+#[case("mixtral:8x22b", "mistral-v0.3")]
+#[case("magistral:24b", "magistral")]
+#[case("ministral-3:8b", "magistral")]
+#[case("llama3.1:8b", "llama3")]
+#[case("llama3.2:3b", "llama3")]
+#[case("llama3.3:70b-instruct-q4_K_M", "llama3")]
+#[case("llama4:scout", "llama4")]
+// Without a tag, as Ollama reads it: `:latest`.
+#[case("llama3.1", "llama3")]
+#[case("mistral", "mistral-v0.3")]
+#[case("command-r7b:7b", "command-a")]
+#[case("command-a:111b", "command-a")]
+#[case("command-r-plus:104b", "command-r-plus")]
+#[case("lfm2.5-thinking:1.2b", "lfm2")]
+#[case("firefunction-v2:70b", "firefunction-v2")]
+#[case("gemma3:27b", "gemma")]
+#[case("hermes3:8b", "hermes")]
+#[case("minimax-m2:cloud", "minimax-m2")]
+#[case("granite3.3:8b", "granite")]
+#[case("granite4:micro-h", "granite-4")]
+#[case("nemotron-3-nano:30b", "nemotron-3-nano")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -137,6 +185,8 @@ fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parse
 #[case("")]
 #[case("deepseek-ai/Janus-Pro-7B")]
 #[case("THUDM/GLM-4-9B-0414")]
+// Ollama's Llama 3.2 Vision has no tool format; the `llama3.2:` pattern must not catch it.
+#[case("llama3.2-vision:11b")]
 fn unknown_models_are_a_clear_error(#[case] model: &str) {
     let error = parser_auto::for_model(model, &ParseOptions::new()).unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::UnknownModel(m) if m == model));
