@@ -348,7 +348,8 @@ impl<'g> Rules<'g> {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));
             }
-            Node::AnyOrder(items) => self.any_order(items, out),
+            Node::AnyOrder(items) => self.any_order(items, None, out),
+            Node::Separated { items, separator } => self.any_order(items, Some(separator), out),
         }
     }
 
@@ -381,7 +382,12 @@ impl<'g> Rules<'g> {
 
     /// `PREFIX-SET` for each set `SET` (a bit mask) of items already written: the items still to
     /// write. Writes the name of the first (nothing written yet).
-    fn any_order(&mut self, items: &'g [(Node, bool)], out: &mut String) {
+    fn any_order(
+        &mut self,
+        items: &'g [(Node, bool)],
+        separator: Option<&'g Node>,
+        out: &mut String,
+    ) {
         let prefix = self.fresh_prefix("any");
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
@@ -392,11 +398,17 @@ impl<'g> Rules<'g> {
                 text
             })
             .collect();
+        let separator = separator.map(|node| {
+            let mut text = String::new();
+            self.node(node, &mut text);
+            text
+        });
         out.push_str(&prefix);
         out.push_str("-0");
         write_any_order_sets(
             &mut self.blocks,
             items,
+            separator.as_deref(),
             |out, set| {
                 out.push_str(&prefix);
                 out.push('-');
