@@ -6,8 +6,9 @@
 //! ```
 //!
 //! Arguments: a parser of [`benchmarks::CONSTRAINT_CASES`] (its label: `qwen3`, `deepseek-v3.2`, …, or
-//! `generic` for the first template case), `auto` or `required`, and how many times to build it
-//! (default 20). With `CONSTRAINT_DUMP=DIR` it writes the Lark, GBNF and structural tag it built to
+//! `generic` for the first template case), `auto` or `required`, how many times to build it
+//! (default 20), and which form each build renders: `lark`, `gbnf`, `structural-tag`, `all` (the
+//! default) or `none` (the constraint alone; a `Constraint` renders a form on first access). With `CONSTRAINT_DUMP=DIR` it writes the Lark, GBNF and structural tag it built to
 //! `DIR/PARSER-CHOICE.{lark,gbnf,json}`. The request has [`benchmarks::CONSTRAINT_TOOLS`] tools. It prints the sizes of what it
 //! built and the time per build (wall clock, and the thread's CPU time where Linux tells it).
 #![forbid(unsafe_code)]
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use benchmarks::{CONSTRAINT_CASES, CONSTRAINT_TOOLS, realistic_tools};
+use benchmarks::{CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, realistic_tools};
 use parser_auto::constraint::{ConstraintRequest, ToolChoice};
 
 /// The CPU time this thread has run, in nanoseconds (Linux's `/proc/thread-self/schedstat`).
@@ -41,6 +42,19 @@ fn main() -> ExitCode {
         }
     };
     let times: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let forms: Vec<ConstraintForm> = match args.get(3).map_or("all", String::as_str) {
+        "all" => ConstraintForm::ALL.to_vec(),
+        "none" => Vec::new(),
+        name => match ConstraintForm::ALL.into_iter().find(|f| f.label() == name) {
+            Some(form) => vec![form],
+            None => {
+                eprintln!(
+                    "constraint: a form is lark, gbnf, structural-tag, all or none, not {name}"
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
     let Some(case) = CONSTRAINT_CASES
         .iter()
         .find(|case| case.label() == name || case.label().starts_with(&format!("{name} ")))
@@ -86,20 +100,24 @@ fn main() -> ExitCode {
                 text,
             );
         };
-        write("lark", &constraint.lark);
-        write("gbnf", &constraint.gbnf);
-        write("json", &format!("{:#}", constraint.structural_tag));
+        write("lark", constraint.lark());
+        write("gbnf", constraint.gbnf());
+        write("json", &format!("{:#}", constraint.structural_tag()));
     }
     println!(
         "lark {} bytes, gbnf {} bytes, structural tag {} bytes",
-        constraint.lark.len(),
-        constraint.gbnf.len(),
-        constraint.structural_tag.to_string().len()
+        constraint.lark().len(),
+        constraint.gbnf().len(),
+        constraint.structural_tag().to_string().len()
     );
     let started = Instant::now();
     let cpu_started = cpu_ns();
     for _ in 0..times {
-        std::hint::black_box(builder.build(&options, &request).ok());
+        let built = builder.build(&options, &request).ok();
+        for form in &forms {
+            std::hint::black_box(built.as_ref().map(|c| form.render(c)));
+        }
+        std::hint::black_box(built);
     }
     let per_build = |ns: f64| ns / 1e3 / f64::from(times.max(1));
     print!(

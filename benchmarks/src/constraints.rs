@@ -1,5 +1,6 @@
 //! The constraint workload: one request with many realistically typed tools, and the parsers whose
-//! `Constraint` (Lark, GBNF, structural tag, triggers, preserved tokens) the benchmarks build for it.
+//! `Constraint` (triggers, preserved tokens, and one form: Lark, GBNF or structural tag) the benchmarks
+//! build for it.
 //!
 //! ```
 //! let tools = benchmarks::realistic_tools(3);
@@ -8,7 +9,7 @@
 //! let builder = case.builder().unwrap();
 //! let options = case.options(std::sync::Arc::new(parser_auto::Tools::from_json(&tools).unwrap()));
 //! let constraint = builder.build(&options, &Default::default()).unwrap();
-//! assert!(constraint.lark.contains("tool_02_lookup"));
+//! assert!(constraint.lark().contains("tool_02_lookup"));
 //! ```
 
 use std::path::Path;
@@ -149,6 +150,49 @@ pub const CONSTRAINT_CASES: &[ConstraintCase] = &[
         prompt_tail: "<|im_start|>assistant\n",
     },
 ];
+
+/// One form of a [`Constraint`]: a server hands one to its engine, and a `Constraint` renders each
+/// form on first access, so a request costs the constraint and the form it uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintForm {
+    /// llguidance's Lark ([`Constraint::lark`]).
+    Lark,
+    /// llama.cpp's GBNF ([`Constraint::gbnf`]).
+    Gbnf,
+    /// An xgrammar structural tag ([`Constraint::structural_tag`]).
+    StructuralTag,
+}
+
+impl ConstraintForm {
+    /// Every form.
+    pub const ALL: [ConstraintForm; 3] = [
+        ConstraintForm::Lark,
+        ConstraintForm::Gbnf,
+        ConstraintForm::StructuralTag,
+    ];
+
+    /// The form's name in the rows (`lark`, `gbnf`, `structural-tag`, as `llm-parse --format` says).
+    pub fn label(self) -> &'static str {
+        match self {
+            ConstraintForm::Lark => "lark",
+            ConstraintForm::Gbnf => "gbnf",
+            ConstraintForm::StructuralTag => "structural-tag",
+        }
+    }
+
+    /// Renders this form of `constraint` (what a server asks for); returns something of it, so that
+    /// the rendering is not optimized away.
+    pub fn render(self, constraint: &Constraint) -> usize {
+        match self {
+            ConstraintForm::Lark => constraint.lark().len(),
+            ConstraintForm::Gbnf => constraint.gbnf().len(),
+            ConstraintForm::StructuralTag => constraint
+                .structural_tag()
+                .as_object()
+                .map_or(0, serde_json::Map::len),
+        }
+    }
+}
 
 /// Builds the constraint of a request for one [`ConstraintCase`].
 pub enum ConstraintBuilder {

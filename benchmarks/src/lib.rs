@@ -40,8 +40,8 @@ mod formats;
 pub mod hostile_templates;
 
 pub use constraints::{
-    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintBuilder, ConstraintCase, ConstraintSource,
-    realistic_tools,
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintBuilder, ConstraintCase, ConstraintForm,
+    ConstraintSource, realistic_tools,
 };
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,

@@ -231,11 +231,13 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
     };
     let constraint = constraint.map_err(|error| Failure::msg(error.to_string()))?;
     match args.format {
-        Some(GrammarFormat::Lark) => write!(out, "{}", constraint.lark)?,
-        Some(GrammarFormat::Gbnf) => write!(out, "{}", constraint.gbnf)?,
-        Some(GrammarFormat::StructuralTag) => {
-            writeln!(out, "{}", Json::Value(constraint.structural_tag).pretty())?
-        }
+        Some(GrammarFormat::Lark) => write!(out, "{}", constraint.lark())?,
+        Some(GrammarFormat::Gbnf) => write!(out, "{}", constraint.gbnf())?,
+        Some(GrammarFormat::StructuralTag) => writeln!(
+            out,
+            "{}",
+            Json::Value(constraint.structural_tag().clone()).pretty()
+        )?,
         None => {
             let strings =
                 |items: &[String]| Json::Array(items.iter().map(|s| Json::string(s)).collect());
@@ -250,9 +252,12 @@ fn grammar(args: &GrammarArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     ]),
                 ),
                 ("preserved_tokens", strings(&constraint.preserved_tokens)),
-                ("lark", Json::string(&constraint.lark)),
-                ("gbnf", Json::string(&constraint.gbnf)),
-                ("structural_tag", Json::Value(constraint.structural_tag)),
+                ("lark", Json::string(constraint.lark())),
+                ("gbnf", Json::string(constraint.gbnf())),
+                (
+                    "structural_tag",
+                    Json::Value(constraint.structural_tag().clone()),
+                ),
             ]);
             writeln!(out, "{}", json.pretty())?;
         }

@@ -608,7 +608,7 @@ impl Prepared {
     /// let options = ParseOptions::new().with_tools(Arc::new(tools));
     /// let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..Default::default() };
     /// let constraint = prepared.constraint(&options, &request).unwrap().unwrap();
-    /// assert!(constraint.gbnf.contains(r#""<tool_call>""#));
+    /// assert!(constraint.gbnf().contains(r#""<tool_call>""#));
     /// assert!(constraint.preserved_tokens.contains(&"</tool_call>".to_owned()));
     /// ```
     pub fn constraint(

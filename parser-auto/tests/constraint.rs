@@ -84,8 +84,8 @@ fn every_template_with_calls_is_covered_or_listed() {
             Ok(_) => {
                 let constraint = built.unwrap_or_else(|e| panic!("{name}: {e}"));
                 // Both grammars compile.
-                llg::matcher(&constraint.lark);
-                llg::matcher(&llg::gbnf_to_lark(&constraint.gbnf));
+                llg::matcher(constraint.lark());
+                llg::matcher(&llg::gbnf_to_lark(constraint.gbnf()));
                 covered.push(name.clone());
             }
             Err(why) => {
@@ -208,7 +208,7 @@ fn corpus_outputs_of_covered_templates_are_accepted() {
                 response_format: ResponseFormat::Text,
             };
             let constraint = factory.constraint(&options, &request).unwrap();
-            let all = check_both(&constraint.lark, &constraint.gbnf, output);
+            let all = check_both(constraint.lark(), constraint.gbnf(), output);
             if all.is_ok() {
                 whole += 1;
                 continue;
@@ -236,7 +236,7 @@ fn corpus_outputs_of_covered_templates_are_accepted() {
                 .is_some_and(|c| !c.trim().is_empty());
             match trigger {
                 Some(at) if content_first => {
-                    match check_both(&lazy.lark, &lazy.gbnf, &output[at..]) {
+                    match check_both(lazy.lark(), lazy.gbnf(), &output[at..]) {
                         Ok(()) => from_trigger += 1,
                         Err(why) => refused.push((case.id.clone(), why)),
                     }
@@ -367,7 +367,7 @@ fn wrong_outputs_are_refused() {
         let paris = call_text(&format, "get_weather", r#"{"city": "Paris"}"#);
         let now = call_text(&format, "now", "{}");
         let check = |c: &Constraint, text: &str, accepted: bool, what: &str| {
-            let result = check_both(&c.lark, &c.gbnf, text);
+            let result = check_both(c.lark(), c.gbnf(), text);
             assert_eq!(
                 result.is_ok(),
                 accepted,
@@ -477,9 +477,9 @@ fn sampled_outputs_parse_into_valid_calls() {
                 factory.constraint(&options, &request).unwrap()
             });
             let grammar = if use_gbnf {
-                llg::gbnf_to_lark(&constraint.gbnf)
+                llg::gbnf_to_lark(constraint.gbnf())
             } else {
-                constraint.lark.clone()
+                constraint.lark().to_owned()
             };
             let Some(text) = llg::sample(&grammar, &mut rng, &hints, 6000) else {
                 too_long += 1;
@@ -598,9 +598,9 @@ fn the_constraint_follows_the_route() {
     let got = parser_auto::constraint(&generic, &options, &request);
     assert_eq!(got.unwrap().unwrap(), expected);
     assert!(
-        expected.lark.contains(r#""<tool_call>""#),
+        expected.lark().contains(r#""<tool_call>""#),
         "{}",
-        expected.lark
+        expected.lark()
     );
 
     let gpt_oss = template("openai-gpt-oss-120b.jinja");
@@ -642,13 +642,15 @@ fn example_grammar_of_a_covered_template() {
         .unwrap();
     println!(
         "{}\n{}\n{:?}",
-        constraint.lark, constraint.gbnf, constraint.triggers
+        constraint.lark(),
+        constraint.gbnf(),
+        constraint.triggers
     );
     assert!(constraint.lazy);
     assert_eq!(constraint.triggers.words, ["<tool_call>"]);
     assert!(check_both(
-        &constraint.lark,
-        &constraint.gbnf,
+        constraint.lark(),
+        constraint.gbnf(),
         "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
     )
     .is_ok());

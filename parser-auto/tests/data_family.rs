@@ -162,5 +162,5 @@ fn the_grammar_comes_from_the_same_spec() {
         .expect("registered")
         .unwrap();
     assert_eq!(constraint.triggers.words, ["<tool_call>"]);
-    assert!(constraint.lark.contains("now"), "{}", constraint.lark);
+    assert!(constraint.lark().contains("now"), "{}", constraint.lark());
 }

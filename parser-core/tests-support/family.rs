@@ -182,7 +182,7 @@ pub fn case_verdict(entry: &dyn Constrained, case: &Case, eos: &[&str]) -> Verdi
         calls: message.tool_calls.clone(),
         openers: lazy.triggers.words.clone(),
     };
-    let whole = check_both(&constraint.lark, &constraint.gbnf, output);
+    let whole = check_both(constraint.lark(), constraint.gbnf(), output);
     if whole.is_ok() {
         return Verdict::Whole(accepted(request, constraint, output));
     }
@@ -210,7 +210,7 @@ pub fn case_verdict(entry: &dyn Constrained, case: &Case, eos: &[&str]) -> Verdi
         .as_deref()
         .is_some_and(|c| !c.trim().is_empty());
     match trigger {
-        Some(at) if content_first => match check_both(&lazy.lark, &lazy.gbnf, &output[at..]) {
+        Some(at) if content_first => match check_both(lazy.lark(), lazy.gbnf(), &output[at..]) {
             Ok(()) => Verdict::FromTrigger(accepted(auto, lazy.clone(), &output[at..])),
             Err(why) => Verdict::Refused(why),
         },
@@ -363,9 +363,9 @@ pub fn soundness_of(
                 };
                 let constraint = entry.constraint(&options, &request).unwrap().unwrap();
                 let grammar = if use_gbnf {
-                    llg::gbnf_to_lark(&constraint.gbnf)
+                    llg::gbnf_to_lark(constraint.gbnf())
                 } else {
-                    constraint.lark
+                    constraint.lark().to_owned()
                 };
                 (grammar, constraint.lazy)
             })

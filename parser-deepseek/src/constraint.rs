@@ -24,7 +24,7 @@
 //! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
 //! let constraint = parser_deepseek::constraint::r1(&options, &request).unwrap();
 //! assert!(!constraint.lazy);
-//! assert!(constraint.lark.contains("\"function<｜tool▁sep｜>get_weather\\n```json\\n\" json_1 WS? \"```\""));
+//! assert!(constraint.lark().contains("\"function<｜tool▁sep｜>get_weather\\n```json\\n\" json_1 WS? \"```\""));
 //! assert!(constraint.preserved_tokens.contains(&"<｜tool▁sep｜>".to_owned()));
 //! ```
 

@@ -21,8 +21,8 @@
 //! // `auto`: the grammar applies from the block opener on.
 //! assert!(constraint.lazy);
 //! assert_eq!(constraint.triggers.words, ["<｜DSML｜function_calls>"]);
-//! assert!(constraint.lark.contains(r#""<｜DSML｜parameter name=\"city\"" " string=\"true\">""#));
-//! assert!(constraint.lark.contains(r#""<｜DSML｜parameter name=\"days\"" " string=\"false\">""#));
+//! assert!(constraint.lark().contains(r#""<｜DSML｜parameter name=\"city\"" " string=\"true\">""#));
+//! assert!(constraint.lark().contains(r#""<｜DSML｜parameter name=\"days\"" " string=\"false\">""#));
 //! ```
 
 use parser_core::constraint::{

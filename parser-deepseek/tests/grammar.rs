@@ -114,7 +114,7 @@ fn required_calls(
     #[case] accepted: bool,
 ) {
     let constraint = constraint(parser, tail, ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -123,8 +123,8 @@ fn required_calls(
 #[case::r1("r1", R1_PARIS)]
 fn tool_choice_none_refuses_calls(#[case] parser: &str, #[case] call: &str) {
     let constraint = constraint(parser, ASSISTANT_NO_THINK, ToolChoice::None, true);
-    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&constraint.lark, &constraint.gbnf, call).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), call).is_err());
 }
 
 #[test]
@@ -132,11 +132,11 @@ fn r1_free_text_never_spells_a_fallback_shape() {
     // R1 reads `function<NAME>` + a fence as a call: with tool_choice `none`, the answer may not.
     let r1 = constraint("r1", ASSISTANT_NO_THINK, ToolChoice::None, true);
     let fallback = "function<get_weather>\n```json\n{\"city\": \"Paris\"}\n```";
-    assert!(check_both(&r1.lark, &r1.gbnf, fallback).is_err());
-    assert!(check_both(&r1.lark, &r1.gbnf, "A function is a map.").is_ok());
+    assert!(check_both(r1.lark(), r1.gbnf(), fallback).is_err());
+    assert!(check_both(r1.lark(), r1.gbnf(), "A function is a map.").is_ok());
     // V3 reads no fallback shape: its text may.
     let v3 = constraint("v3", ASSISTANT_NO_THINK, ToolChoice::None, true);
-    assert!(check_both(&v3.lark, &v3.gbnf, fallback).is_ok());
+    assert!(check_both(v3.lark(), v3.gbnf(), fallback).is_ok());
 }
 
 #[test]
@@ -147,8 +147,8 @@ fn auto_is_lazy_from_the_section_or_a_call() {
         v31.triggers.words,
         ["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"]
     );
-    assert!(check_both(&v31.lark, &v31.gbnf, V31_TWO).is_ok());
-    assert!(check_both(&v31.lark, &v31.gbnf, &format!("{V31_PARIS}Done.")).is_err());
+    assert!(check_both(v31.lark(), v31.gbnf(), V31_TWO).is_ok());
+    assert!(check_both(v31.lark(), v31.gbnf(), &format!("{V31_PARIS}Done.")).is_err());
     assert_eq!(
         v31.preserved_tokens,
         [

@@ -178,15 +178,15 @@ fn required_calls(
     #[case] accepted: bool,
 ) {
     let constraint = constraint(tail, ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, &output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), &output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
 #[test]
 fn tool_choice_none_refuses_calls() {
     let constraint = constraint(THINKING_OFF, ToolChoice::None, true);
-    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &paris()).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &paris()).is_err());
 }
 
 #[test]

@@ -76,15 +76,15 @@ const NOW: &str = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_c
 #[case::unclosed_call(&PARIS[..PARIS.len() - "</tool_call>".len()], true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
 #[test]
 fn tool_choice_none_refuses_calls() {
     let constraint = constraint(ToolChoice::None, true);
-    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&constraint.lark, &constraint.gbnf, PARIS).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), PARIS).is_err());
 }
 
 #[test]

@@ -388,7 +388,7 @@ impl GenericParserFactory {
     /// let constraint = factory.constraint(&options, &ConstraintRequest::default()).unwrap();
     /// assert!(constraint.lazy);
     /// assert_eq!(constraint.triggers.words, ["[TOOL_CALLS]"]);
-    /// assert!(constraint.lark.contains(r#""now""#));
+    /// assert!(constraint.lark().contains(r#""now""#));
     /// ```
     pub fn constraint(
         &self,

@@ -82,7 +82,7 @@ fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted
         response_format: ResponseFormat::Text,
     };
     let constraint = parser_gigachat::constraint(&options, &request).unwrap();
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 

@@ -21,9 +21,9 @@
 //! let constraint = parser_glm::constraint::glm47(&options, &request).unwrap();
 //! assert!(!constraint.lazy);
 //! // The name right after the opener, then the arguments in any order.
-//! assert!(constraint.lark.contains(r#"tail_0: ("get_weather" args_0_0"#));
-//! assert!(constraint.lark.contains(r#""<arg_key>days</arg_key>""#));
-//! assert!(constraint.lark.contains(r#"%json {"type":"integer"}"#));
+//! assert!(constraint.lark().contains(r#"tail_0: ("get_weather" args_0_0"#));
+//! assert!(constraint.lark().contains(r#""<arg_key>days</arg_key>""#));
+//! assert!(constraint.lark().contains(r#"%json {"type":"integer"}"#));
 //! ```
 
 use parser_core::constraint::{

@@ -40,10 +40,10 @@
 //! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
 //! let constraint = parser_gptoss::constraint::gpt_oss(&options, &request).unwrap();
 //! assert!(!constraint.lazy);
-//! assert!(constraint.lark.contains(
+//! assert!(constraint.lark().contains(
 //!     r#""commentary to=functions.get_weather" (" ")? "<|constrain|>json<|message|>") json_1"#
 //! ));
-//! assert!(constraint.gbnf.starts_with("root ::= "));
+//! assert!(constraint.gbnf().starts_with("root ::= "));
 //!
 //! let auto = parser_gptoss::constraint::gpt_oss(&options, &ConstraintRequest::default()).unwrap();
 //! assert!(auto.lazy);
@@ -114,14 +114,20 @@ pub fn gpt_oss(options: &ParseOptions, request: &ConstraintRequest) -> Result<Co
     } else {
         Triggers::default()
     };
-    Ok(Constraint {
-        lark: grammar.lark(),
-        gbnf: grammar.gbnf(),
-        structural_tag: structural_tag(&tools, required, request.parallel_tool_calls, json, &start),
-        triggers,
-        lazy,
-        preserved_tokens: PRESERVED.iter().map(|&t| t.to_owned()).collect(),
-    })
+    // The structural tag is built on first access, from what it owns.
+    let tag_tools: Vec<(String, Arc<Value>)> = tools
+        .iter()
+        .map(|tool| (tool.name.clone(), tool.shared_parameters().clone()))
+        .collect();
+    let parallel = request.parallel_tool_calls;
+    let tag_json = json.cloned();
+    let mut constraint = Constraint::new(grammar, move || {
+        structural_tag(&tag_tools, required, parallel, tag_json.as_ref(), &start)
+    });
+    constraint.triggers = triggers;
+    constraint.lazy = lazy;
+    constraint.preserved_tokens = PRESERVED.iter().map(|&t| t.to_owned()).collect();
+    Ok(constraint)
 }
 
 fn harmony_grammar(
@@ -261,7 +267,7 @@ macro_rules! object {
 /// `json_schema` inside; analysis before the reply is one optional `tag` (`auto`: free text before
 /// `triggered_tags`).
 fn structural_tag(
-    tools: &[&ToolSchema],
+    tools: &[(String, Arc<Value>)],
     required: bool,
     parallel: bool,
     json: Option<&Value>,
@@ -269,11 +275,11 @@ fn structural_tag(
 ) -> Value {
     let tags: Vec<Value> = tools
         .iter()
-        .map(|tool| {
+        .map(|(name, parameters)| {
             object! {
                 "type": "tag",
-                "begin": format!("{CHANNEL}{}", call_header(&tool.name)),
-                "content": object! {"type": "json_schema", "json_schema": tool.parameters().clone()},
+                "begin": format!("{CHANNEL}{}", call_header(name)),
+                "content": object! {"type": "json_schema", "json_schema": parameters.as_ref().clone()},
                 "end": CALL,
             }
         })
@@ -330,8 +336,10 @@ fn structural_tag(
         Start::Call(name) => {
             let schema = tools
                 .iter()
-                .find(|tool| &tool.name == name)
-                .map_or(json!({"type": "object"}), |tool| tool.parameters().clone());
+                .find(|(tool, _)| tool == name)
+                .map_or(json!({"type": "object"}), |(_, parameters)| {
+                    parameters.as_ref().clone()
+                });
             object! {"type": "sequence", "elements": vec![
                 object! {"type": "json_schema", "json_schema": schema},
                 object! {"type": "const_string", "value": CALL},

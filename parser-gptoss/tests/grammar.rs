@@ -118,7 +118,7 @@ fn required_calls(
     #[case] accepted: bool,
 ) {
     let constraint = constraint(tail, ToolChoice::Required, parallel).unwrap();
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -126,20 +126,20 @@ fn required_calls(
 fn a_named_function_allows_only_it() {
     let constraint = constraint(AT_HEADER, ToolChoice::Function("now".into()), true).unwrap();
     let now = format!("{ANALYSIS}{NOW}");
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &now).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &now).is_ok());
     let paris = format!("{ANALYSIS}{PARIS}");
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &paris).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &paris).is_err());
 }
 
 #[test]
 fn tool_choice_none_allows_only_the_final_answer() {
     let constraint = constraint(AT_HEADER, ToolChoice::None, true).unwrap();
     let answer = format!("{ANALYSIS}<|start|>assistant<|channel|>final<|message|>Sunny.{RETURN}");
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &answer).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &answer).is_ok());
     let call = format!("{ANALYSIS}{PARIS}");
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &call).is_err());
-    assert!(!constraint.lark.contains("to=functions"));
-    assert!(!constraint.gbnf.contains("to=functions"));
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &call).is_err());
+    assert!(!constraint.lark().contains("to=functions"));
+    assert!(!constraint.gbnf().contains("to=functions"));
 }
 
 #[test]
@@ -157,9 +157,9 @@ fn auto_is_lazy_from_the_first_call_header() {
     );
     // From the trigger: the calls, and nothing after them.
     let calls = format!("{}{NOW}", first(PARIS));
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &calls).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &calls).is_ok());
     let after = format!("{calls}<|start|>assistant<|channel|>final<|message|>Done.");
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &after).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &after).is_err());
     assert_eq!(
         constraint.preserved_tokens,
         [
@@ -180,7 +180,7 @@ fn prefilled_prompts() {
     let tail = "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>";
     let in_call = constraint(tail, ToolChoice::Auto, false).unwrap();
     assert!(!in_call.lazy);
-    let accepts = |text: &str| check_both(&in_call.lark, &in_call.gbnf, text).is_ok();
+    let accepts = |text: &str| check_both(in_call.lark(), in_call.gbnf(), text).is_ok();
     assert!(accepts("{\"city\": \"Paris\"}<|call|>"));
     assert!(!accepts("{\"days\": 1}<|call|>"));
     assert!(constraint(tail, ToolChoice::None, true).is_err());
@@ -249,8 +249,8 @@ fn every_start_and_request_compiles() {
                     assert!(tail.contains("to=functions") && choice == ToolChoice::None);
                     continue;
                 };
-                llg::matcher(&constraint.lark);
-                llg::matcher(&llg::gbnf_to_lark(&constraint.gbnf));
+                llg::matcher(constraint.lark());
+                llg::matcher(&llg::gbnf_to_lark(constraint.gbnf()));
                 compiled += 1;
             }
         }

@@ -64,7 +64,7 @@ const UNKNOWN: &str = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\
 #[case::text_instead_of_a_call("It is sunny.", true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -94,9 +94,9 @@ fn granite3_lists_are_constrained() {
     };
     let constraint = parser_granite::constraint_granite3(&options, &request).unwrap();
     let list = "<|tool_call|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"now\", \"arguments\": {}}]";
-    assert!(check_both(&constraint.lark, &constraint.gbnf, list).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), list).is_ok());
     let unknown = "<|tool_call|>[{\"name\": \"get_time\", \"arguments\": {}}]";
-    assert!(check_both(&constraint.lark, &constraint.gbnf, unknown).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), unknown).is_err());
 }
 
 #[test]
@@ -110,6 +110,6 @@ fn granite_20b_fc_calls_are_constrained() {
     };
     let constraint = parser_granite::constraint_granite_20b_fc(&options, &request).unwrap();
     let call = "<function_call> {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";
-    assert!(check_both(&constraint.lark, &constraint.gbnf, call).is_ok());
-    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), call).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_err());
 }

@@ -77,15 +77,15 @@ fn list(calls: &[&str]) -> String {
 #[case::unclosed_list("<tool_calls>[{\"name\": \"now\", \"arguments\": {}}]", true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
 #[test]
 fn tool_choice_none_refuses_calls() {
     let constraint = constraint(ToolChoice::None, true);
-    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &list(&[PARIS])).is_err());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &list(&[PARIS])).is_err());
 }
 
 #[test]
@@ -150,7 +150,7 @@ mod hy_v3 {
     #[case::text_instead_of_a_call("It is sunny.", false)]
     fn required_calls(#[case] output: &str, #[case] accepted: bool) {
         let constraint = constraint(ToolChoice::Required);
-        let result = check_both(&constraint.lark, &constraint.gbnf, output);
+        let result = check_both(constraint.lark(), constraint.gbnf(), output);
         assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
     }
 

@@ -16,7 +16,7 @@
 //! // `auto`: the grammar applies from the section opener on (or a call's: a call may stand alone).
 //! assert!(constraint.lazy);
 //! assert_eq!(constraint.triggers.words, ["<|tool_calls_section_begin|>", "<|tool_call_begin|>"]);
-//! assert!(constraint.lark.contains(r#""functions.get_weather" ":" /[0-9]+/"#));
+//! assert!(constraint.lark().contains(r#""functions.get_weather" ":" /[0-9]+/"#));
 //! ```
 
 use parser_core::constraint::{

@@ -83,7 +83,7 @@ fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Co
 #[case::call_not_closed(&format!("x{THINK_CLOSE}{}", PARIS.replace(CALL_END, "")), true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 

@@ -104,7 +104,7 @@ fn block(calls: &str) -> String {
 #[case::unclosed_block(&format!("{OPEN}[now()]"), true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -113,18 +113,18 @@ fn auto_is_lazy_from_the_block_opener() {
     let constraint = constraint(ToolChoice::Auto, true);
     assert!(constraint.lazy);
     assert_eq!(constraint.triggers.words, [OPEN]);
-    assert!(check_both(&constraint.lark, &constraint.gbnf, &block("now()")).is_ok());
+    assert!(check_both(constraint.lark(), constraint.gbnf(), &block("now()")).is_ok());
 }
 
 #[test]
 fn tool_choice_none_and_a_named_function() {
     let none = constraint(ToolChoice::None, true);
-    assert!(check_both(&none.lark, &none.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&none.lark, &none.gbnf, &block("now()")).is_err());
+    assert!(check_both(none.lark(), none.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(none.lark(), none.gbnf(), &block("now()")).is_err());
     let named = constraint(ToolChoice::Function("now".into()), true);
-    assert!(check_both(&named.lark, &named.gbnf, &block("now()")).is_ok());
+    assert!(check_both(named.lark(), named.gbnf(), &block("now()")).is_ok());
     let paris = block("get_weather(city='Paris')");
-    assert!(check_both(&named.lark, &named.gbnf, &paris).is_err());
+    assert!(check_both(named.lark(), named.gbnf(), &paris).is_err());
 }
 
 #[test]

@@ -40,7 +40,7 @@ fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted
         response_format: ResponseFormat::Text,
     };
     let constraint = parser_llama::constraint::llama3(&options, &request).unwrap();
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -72,7 +72,7 @@ fn llama4(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constr
 #[case::cut_off(&PARIS_4[..PARIS_4.len() - 1], true, false)]
 fn llama4_required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = llama4(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 
@@ -80,9 +80,9 @@ fn llama4_required_calls(#[case] output: &str, #[case] parallel: bool, #[case] a
 fn llama4_auto_allows_the_calls_or_text_that_does_not_open_a_list() {
     let auto = llama4(ToolChoice::Auto, true);
     assert!(!auto.lazy);
-    assert!(check_both(&auto.lark, &auto.gbnf, PARIS_4).is_ok());
-    assert!(check_both(&auto.lark, &auto.gbnf, "It is sunny.").is_ok());
-    assert!(check_both(&auto.lark, &auto.gbnf, "[sunny]").is_err());
+    assert!(check_both(auto.lark(), auto.gbnf(), PARIS_4).is_ok());
+    assert!(check_both(auto.lark(), auto.gbnf(), "It is sunny.").is_ok());
+    assert!(check_both(auto.lark(), auto.gbnf(), "[sunny]").is_err());
 }
 
 /// `llama4` corpus cases the grammar refuses, each with the reason.

@@ -57,7 +57,7 @@ fn v03_grammar_is_the_json_array() {
     };
     let two = r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "now", "arguments": {}}]"#;
     for (output, accepted) in [(PARIS_V03, true), (two, true), (PARIS, false)] {
-        let result = check_both(&constraint.lark, &constraint.gbnf, output);
+        let result = check_both(constraint.lark(), constraint.gbnf(), output);
         assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
     }
 }
@@ -89,7 +89,7 @@ fn required_calls(
     #[case] accepted: bool,
 ) {
     let constraint = constraint(parser, ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{parser} {output:?}: {result:?}");
 }
 
@@ -97,8 +97,8 @@ fn required_calls(
 fn tool_choice_none_refuses_calls() {
     for parser in ["mistral", "magistral"] {
         let constraint = constraint(parser, ToolChoice::None, true);
-        assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
-        assert!(check_both(&constraint.lark, &constraint.gbnf, PARIS).is_err());
+        assert!(check_both(constraint.lark(), constraint.gbnf(), "It is sunny.").is_ok());
+        assert!(check_both(constraint.lark(), constraint.gbnf(), PARIS).is_err());
     }
 }
 

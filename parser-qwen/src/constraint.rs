@@ -19,9 +19,9 @@
 //! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
 //! let constraint = parser_qwen::constraint::qwen3(&options, &request).unwrap();
 //! assert!(!constraint.lazy);
-//! assert!(constraint.gbnf.contains(r#""<tool_call>""#));
-//! assert!(constraint.lark.contains(r#""\"get_weather\"""#));
-//! assert!(!constraint.lark.contains("<think>"));
+//! assert!(constraint.gbnf().contains(r#""<tool_call>""#));
+//! assert!(constraint.lark().contains(r#""\"get_weather\"""#));
+//! assert!(!constraint.lark().contains("<think>"));
 //! ```
 
 use parser_core::constraint::{
@@ -82,9 +82,9 @@ const TAG_CLOSE: &str = ">";
 /// let constraint = parser_qwen::constraint::xml_format()
 ///     .constraint(Some(&tools), ReasoningStart::Off, &request)
 ///     .unwrap();
-/// assert!(constraint.lark.contains(r#""<function=get_weather>""#));
-/// assert!(constraint.lark.contains(r#""<parameter=days>""#));
-/// assert!(constraint.lark.contains(r#"%json {"type":"integer"}"#));
+/// assert!(constraint.lark().contains(r#""<function=get_weather>""#));
+/// assert!(constraint.lark().contains(r#""<parameter=days>""#));
+/// assert!(constraint.lark().contains(r#"%json {"type":"integer"}"#));
 /// ```
 pub fn xml_format() -> FormatDescription {
     let mut reserved: Vec<_> = EOS.iter().map(|&token| token.into()).collect();

@@ -67,7 +67,7 @@ const UNKNOWN: &str = "<seed:tool_call>\n<function=get_time>\n</function>\n</see
 #[case::text_instead_of_a_call("It is sunny.", true, false)]
 fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
     let constraint = constraint(ToolChoice::Required, parallel);
-    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    let result = check_both(constraint.lark(), constraint.gbnf(), output);
     assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
 }
 

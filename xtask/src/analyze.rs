@@ -165,13 +165,13 @@ pub fn grammar_section(
     out += &format!("  trigger patterns: {:?}\n", constraint.triggers.patterns);
     out += &format!("  preserved tokens: {:?}\n", constraint.preserved_tokens);
     out += "  Lark:\n";
-    out += &indent(&constraint.lark);
+    out += &indent(constraint.lark());
     if flags.gbnf {
         out += "  GBNF:\n";
-        out += &indent(&constraint.gbnf);
+        out += &indent(constraint.gbnf());
     }
     if flags.structural_tag {
-        let tag = serde_json::to_string_pretty(&constraint.structural_tag).unwrap_or_default();
+        let tag = serde_json::to_string_pretty(&constraint.structural_tag()).unwrap_or_default();
         out += "  structural tag:\n";
         out += &indent(&tag);
     }

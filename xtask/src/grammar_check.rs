@@ -337,7 +337,7 @@ fn case_lines(
                 texts
                     .into_iter()
                     .filter(|text| {
-                        let lark = llg::accepts(&constraint.lark, text).is_ok();
+                        let lark = llg::accepts(constraint.lark(), text).is_ok();
                         if lark != expected {
                             let verb = if expected { "refuses" } else { "accepts" };
                             lark_disagrees.push(format!("{name}: lark {verb} {text:?}"));
@@ -350,7 +350,7 @@ fn case_lines(
             let refuse = keep(refuse, false);
             let mut lines = vec![json!({
                 "name": name,
-                "gbnf": constraint.gbnf,
+                "gbnf": constraint.gbnf(),
                 "structural_tag": Value::Null,
                 "accept": accept,
                 "refuse": refuse,
@@ -403,7 +403,7 @@ fn undeclared_members(accepted: &Accepted, call: &ToolCall) -> bool {
 /// framing ([`render`]), and refuse them with an unknown function, cut off, or (when calls are required)
 /// with text instead.
 fn structural_line(name: &str, constraint: &Constraint, calls: &[ToolCall]) -> Option<Value> {
-    let format = constraint.structural_tag.get("format")?;
+    let format = constraint.structural_tag().get("format")?;
     let written = render(format, calls)?;
     let required = !constraint.lazy;
     let mut refuse = Vec::new();
@@ -421,7 +421,7 @@ fn structural_line(name: &str, constraint: &Constraint, calls: &[ToolCall]) -> O
     Some(json!({
         "name": format!("{name} (structural tag)"),
         "gbnf": Value::Null,
-        "structural_tag": constraint.structural_tag,
+        "structural_tag": constraint.structural_tag(),
         "accept": [written],
         "refuse": refuse,
     }))

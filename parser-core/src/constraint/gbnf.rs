@@ -31,12 +31,14 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde_json::Value;
 
 use super::grammar::{
-    Grammar, Move, Node, push_number, repetition, text_automaton, write_any_order_sets,
+    Grammar, Move, Node, property_schema, push_number, repetition, text_automaton,
+    write_any_order_sets,
 };
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
 pub(crate) fn render(grammar: &Grammar) -> String {
-    let mut out = Rules::default();
+    // Sized for the rules a grammar of this many rules makes (no rehash of long bodies as it grows).
+    let mut out = Rules::with_capacity(grammar.rules.len() * 8);
     out.names.insert("root".to_owned(), 1);
     for (name, _) in &grammar.rules {
         out.names.insert(rule_name(name), 1);
@@ -78,7 +80,10 @@ fn push_rule_name(out: &mut String, name: &str) {
 
 /// The rules written on the side (JSON values, free text, the sets of an any-order node).
 #[derive(Default)]
-struct Rules {
+struct Rules<'g> {
+    /// The rule of each schema converted so far: tools repeat sub-schemas (the same `query` or
+    /// `unit` property in every tool), and converting one again would only rebuild the same rules.
+    converted: HashMap<SchemaKey<'g>, String>,
     /// Rules by name, deduplicated by body (JSON values).
     rules: Vec<(String, String)>,
     by_body: HashMap<String, String>,
@@ -90,6 +95,8 @@ struct Rules {
     texts: HashMap<String, String>,
     /// Text automata and any-order nodes written so far, which number their rules' prefixes.
     prefixes: usize,
+    /// [`Rules::open_tails`], once made.
+    open_tails: Option<(String, String)>,
     /// The names of the whitespace and string-character rules, once made.
     ws_rule: Option<String>,
     char_rule: Option<String>,
@@ -217,7 +224,17 @@ impl TextRules {
     }
 }
 
-impl Rules {
+impl<'g> Rules<'g> {
+    fn with_capacity(rules: usize) -> Self {
+        Rules {
+            converted: HashMap::with_capacity(rules),
+            rules: Vec::with_capacity(rules),
+            by_body: HashMap::with_capacity(rules),
+            names: HashMap::with_capacity(rules * 2),
+            ..Rules::default()
+        }
+    }
+
     /// A rule named after `hint` with this body; an identical body reuses its rule.
     fn add(&mut self, hint: &str, body: String) -> String {
         if let Some(name) = self.by_body.get(&body) {
@@ -272,7 +289,7 @@ impl Rules {
         self.rules.len() - 1
     }
 
-    fn node(&mut self, node: &Node, out: &mut String) {
+    fn node(&mut self, node: &'g Node, out: &mut String) {
         match node {
             Node::Lit(text) => push_literal(out, text),
             Node::Seq(items) => {
@@ -318,6 +335,13 @@ impl Rules {
                 let name = self.schema(schema, "args");
                 out.push_str(&name);
             }
+            Node::JsonProperty {
+                parameters,
+                property,
+            } => {
+                let name = self.schema(property_schema(parameters, property), "args");
+                out.push_str(&name);
+            }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
             Node::Ref(name) => push_rule_name(out, name),
             Node::Chars { except, min, max } => {
@@ -358,7 +382,12 @@ impl Rules {
 
     /// `PREFIX-SET` for each set `SET` (a bit mask) of items already written: the items still to
     /// write. Writes the name of the first (nothing written yet).
-    fn any_order(&mut self, items: &[(Node, bool)], separator: Option<&Node>, out: &mut String) {
+    fn any_order(
+        &mut self,
+        items: &'g [(Node, bool)],
+        separator: Option<&'g Node>,
+        out: &mut String,
+    ) {
         let prefix = self.fresh_prefix("any");
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
@@ -391,12 +420,20 @@ impl Rules {
     }
 
     /// The rule for a value valid against `schema`.
-    fn schema(&mut self, schema: &Value, hint: &str) -> String {
+    ///
+    /// An equal schema converted before has its rule already: converting it again would build the
+    /// same bodies (sub-schemas first, each deduplicated by body), so the rule is the same.
+    fn schema(&mut self, schema: &'g Value, hint: &str) -> String {
+        if let Some(name) = self.converted.get(&SchemaKey(schema)) {
+            return name.clone();
+        }
         let body = self.schema_body(schema, hint);
-        self.add(hint, body)
+        let name = self.add(hint, body);
+        self.converted.insert(SchemaKey(schema), name.clone());
+        name
     }
 
-    fn schema_body(&mut self, schema: &Value, hint: &str) -> String {
+    fn schema_body(&mut self, schema: &'g Value, hint: &str) -> String {
         let Some(map) = schema.as_object() else {
             // `true`, or anything that is not a schema object: any value. `false` admits nothing, which
             // GBNF cannot say; it is read as any value too.
@@ -438,7 +475,7 @@ impl Rules {
         }
     }
 
-    fn typed(&mut self, kind: &str, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    fn typed(&mut self, kind: &str, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         match kind {
             "string" => self.string(map),
             "integer" => INTEGER.to_owned(),
@@ -484,7 +521,7 @@ impl Rules {
         body
     }
 
-    fn object(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    fn object(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         let ws = self.ws();
         let properties = map.get("properties").and_then(Value::as_object);
         let required: Vec<&str> = map
@@ -507,26 +544,18 @@ impl Rules {
             value_hint.push('-');
             push_number(&mut value_hint, at as u64);
             let value = self.schema(schema, &value_hint);
-            let quoted_key = literal(&serde_json::to_string(key).unwrap_or_default());
-            let member = [quoted_key.as_str(), " ", &ws, " \":\" ", &ws, " ", &value].concat();
+            let mut member = String::with_capacity(key.len() + value.len() + 2 * ws.len() + 16);
+            push_key_literal(&mut member, key);
+            for part in [" ", &ws, " \":\" ", &ws, " ", &value] {
+                member.push_str(part);
+            }
             members.push((member, required.contains(&key.as_str())));
         }
         // rest(i, first): members i.. with a comma before each unless it is the first written.
-        let extra = if closed {
-            None
+        let (mut after, mut first) = if closed {
+            ("\"\"".to_owned(), "\"\"".to_owned())
         } else {
-            let value = self.any_value();
-            let string = self.string(&serde_json::Map::new());
-            let string = self.add("string", string);
-            Some(format!("{string} {ws} \":\" {ws} {value}"))
-        };
-        let mut after = match &extra {
-            None => "\"\"".to_owned(),
-            Some(member) => format!("( \",\" {ws} {member} {ws} )*"),
-        };
-        let mut first = match &extra {
-            None => "\"\"".to_owned(),
-            Some(member) => format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
+            self.open_tails()
         };
         let rest_hint = [hint, "-rest"].concat();
         let first_hint = [hint, "-first"].concat();
@@ -548,7 +577,26 @@ impl Rules {
         ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
     }
 
-    fn array(&mut self, map: &serde_json::Map<String, Value>, hint: &str) -> String {
+    /// The tails of an object that admits further members (`additionalProperties` not `false`): after
+    /// a declared member, and with no member written yet. The same for every object, made once.
+    fn open_tails(&mut self) -> (String, String) {
+        if let Some(tails) = &self.open_tails {
+            return tails.clone();
+        }
+        let ws = self.ws();
+        let value = self.any_value();
+        let string = self.string(&serde_json::Map::new());
+        let string = self.add("string", string);
+        let member = format!("{string} {ws} \":\" {ws} {value}");
+        let tails = (
+            format!("( \",\" {ws} {member} {ws} )*"),
+            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
+        );
+        self.open_tails = Some(tails.clone());
+        tails
+    }
+
+    fn array(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         let ws = self.ws();
         let item = match map.get("items") {
             Some(items) if items.is_object() => self.schema(items, &format!("{hint}-item")),
@@ -612,6 +660,56 @@ impl Rules {
     }
 }
 
+/// A schema as a key of [`Rules::converted`]: equal when the schemas are equal with their members in
+/// the same order (the converter writes properties in declared order, and `serde_json`'s
+/// `preserve_order` maps compare regardless of order).
+struct SchemaKey<'g>(&'g Value);
+
+impl PartialEq for SchemaKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        fn same(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Array(a), Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
+                }
+                (Value::Object(a), Value::Object(b)) => {
+                    a.len() == b.len()
+                        && a.iter()
+                            .zip(b)
+                            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+                }
+                (a, b) => a == b,
+            }
+        }
+        std::ptr::eq(self.0, other.0) || same(self.0, other.0)
+    }
+}
+
+impl Eq for SchemaKey<'_> {}
+
+impl std::hash::Hash for SchemaKey<'_> {
+    /// Hashes the schema's first level only (its members' names and scalar values, the sizes of what
+    /// nests): enough to tell schemas apart, at a small cost for a tool's whole schema.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        fn shallow<H: std::hash::Hasher>(value: &Value, state: &mut H) {
+            match value {
+                Value::Array(items) => state.write_usize(items.len()),
+                Value::Object(members) => state.write_usize(members.len()),
+                other => std::hash::Hash::hash(other, state),
+            }
+        }
+        match self.0 {
+            Value::Object(members) => {
+                for (key, value) in members {
+                    state.write(key.as_bytes());
+                    shallow(value, state);
+                }
+            }
+            other => shallow(other, state),
+        }
+    }
+}
+
 const ANY_VALUE_KEY: &str = "\u{0}any-value";
 const ANY_OBJECT_KEY: &str = "\u{0}any-object";
 /// A string character: unescaped, or an escape; `\\u` escapes of UTF-16 surrogates are left out (a lone
@@ -622,6 +720,22 @@ const NUMBER: &str = "( \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE]
 
 fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Writes the GBNF literal of a member name as JSON writes it (`"\"key\""`): what
+/// `literal(&serde_json::to_string(key))` makes, without the two strings in between for a name that
+/// needs no escape (the common case).
+fn push_key_literal(out: &mut String, key: &str) {
+    if key
+        .chars()
+        .any(|c| c == '"' || c == '\\' || (c as u32) < 0x20)
+    {
+        push_literal(out, &serde_json::to_string(key).unwrap_or_default());
+        return;
+    }
+    out.push_str("\"\\\"");
+    out.push_str(key);
+    out.push_str("\\\"\"");
 }
 
 /// A GBNF string literal.

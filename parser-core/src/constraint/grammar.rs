@@ -32,6 +32,15 @@ pub enum Node {
     Digits,
     /// A JSON value valid against this schema (shared: a tool's schema is not copied per grammar).
     Json(Arc<Value>),
+    /// A JSON value valid against the schema of one property of an object schema (a tool's
+    /// `parameters`), which stays shared: [`Node::Json`] of `parameters["properties"][property]`
+    /// without copying it (any value when the schema does not declare the property).
+    JsonProperty {
+        /// The object schema (a tool's `parameters`).
+        parameters: Arc<Value>,
+        /// The property whose schema the value is held to.
+        property: String,
+    },
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
@@ -67,6 +76,16 @@ pub enum Node {
         /// Written between two items.
         separator: Box<Node>,
     },
+}
+
+/// The schema of property `property` of the object schema `parameters` (`true`, any value, when it
+/// declares none): what a [`Node::JsonProperty`] holds a value to.
+pub(crate) fn property_schema<'a>(parameters: &'a Value, property: &str) -> &'a Value {
+    static ANY: Value = Value::Bool(true);
+    parameters
+        .get("properties")
+        .and_then(|properties| properties.get(property))
+        .unwrap_or(&ANY)
 }
 
 /// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
@@ -227,6 +246,8 @@ struct Lark {
     text: usize,
     any_order: usize,
     ws: bool,
+    /// Where a schema is serialized before it is copied into `extra`.
+    scratch: Vec<u8>,
     /// The rule of each distinct text node written so far, by its markers: one terminal serves them
     /// all.
     texts: Vec<(Vec<String>, Option<String>, String)>,
@@ -278,20 +299,11 @@ impl Lark {
                 out.push_str("WS?");
             }
             Node::Digits => out.push_str("/[0-9]+/"),
-            Node::Json(schema) => {
-                self.json += 1;
-                let start = out.len();
-                out.push_str("json_");
-                push_number(out, self.json as u64);
-                let name = out[start..].to_owned();
-                self.extra.push_str(&name);
-                self.extra.push_str(": %json ");
-                match serde_json::to_string(schema.as_ref()) {
-                    Ok(schema) => self.extra.push_str(&schema),
-                    Err(_) => self.extra.push_str("{}"),
-                }
-                self.extra.push('\n');
-            }
+            Node::Json(schema) => self.json(schema, out),
+            Node::JsonProperty {
+                parameters,
+                property,
+            } => self.json(property_schema(parameters, property), out),
             Node::Text { exclude, until } => {
                 if let Some((_, _, name)) = self
                     .texts
@@ -323,6 +335,25 @@ impl Lark {
             Node::AnyOrder(items) => self.any_order(items, None, out),
             Node::Separated { items, separator } => self.any_order(items, Some(separator), out),
         }
+    }
+
+    /// A `%json` rule of `schema`; writes its name.
+    fn json(&mut self, schema: &Value, out: &mut String) {
+        self.json += 1;
+        let start = out.len();
+        out.push_str("json_");
+        push_number(out, self.json as u64);
+        self.extra.push_str(&out[start..]);
+        self.extra.push_str(": %json ");
+        // Serialized into a buffer kept across schemas (no allocation per schema).
+        self.scratch.clear();
+        match serde_json::to_writer(&mut self.scratch, schema) {
+            Ok(()) => self
+                .extra
+                .push_str(std::str::from_utf8(&self.scratch).unwrap_or("{}")),
+            Err(_) => self.extra.push_str("{}"),
+        }
+        self.extra.push('\n');
     }
 
     /// The terminal (and, with `until`, the lazy rule) of a text node; returns what refers to it.

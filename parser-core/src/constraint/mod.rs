@@ -74,9 +74,9 @@
 //! let request = ConstraintRequest { tool_choice: ToolChoice::Required, ..ConstraintRequest::default() };
 //! let constraint = format.constraint(Some(&tools), ReasoningStart::Off, &request).unwrap();
 //! assert!(!constraint.lazy);
-//! assert!(constraint.lark.contains(r#"%json {"#));
-//! assert!(constraint.lark.contains(r#""city":{"type":"string"}"#));
-//! assert!(constraint.gbnf.starts_with("root ::= "));
+//! assert!(constraint.lark().contains(r#"%json {"#));
+//! assert!(constraint.lark().contains(r#""city":{"type":"string"}"#));
+//! assert!(constraint.gbnf().starts_with("root ::= "));
 //! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
 //! ```
 
@@ -88,7 +88,7 @@ mod structural;
 mod tests;
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -446,20 +446,142 @@ pub struct Triggers {
 }
 
 /// The constraint of one request, in every engine's language.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A server hands one form to its engine, so the forms are rendered on first access, each once
+/// (later calls, and clones of the constraint, share it): building a `Constraint` costs its triggers
+/// and preserved tokens, and each form is paid for only when it is asked for (the Lark and GBNF forms
+/// share a grammar tree, also built on first access). [`Constraint::lark`],
+/// [`Constraint::gbnf`] and [`Constraint::structural_tag`] describe the same language (bar what each
+/// engine cannot say, documented per form); [`Constraint::triggers`], [`Constraint::lazy`] and
+/// [`Constraint::preserved_tokens`] hold for all three.
+///
+/// ```
+/// use parser_core::constraint::{Constraint, Grammar, Node};
+///
+/// let grammar = Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] };
+/// let constraint = Constraint::new(grammar, || serde_json::json!({"type": "structural_tag"}));
+/// assert_eq!(constraint.lark(), "start: \"yes\"\n");
+/// assert_eq!(constraint.gbnf(), "root ::= \"yes\"\n");
+/// assert_eq!(constraint.structural_tag()["type"], "structural_tag");
+/// assert!(!constraint.lazy);
+/// ```
+#[derive(Clone)]
 pub struct Constraint {
-    /// llguidance's Lark dialect; arguments as `%json {schema}`.
-    pub lark: String,
-    /// llama.cpp's GBNF (root rule `root`).
-    pub gbnf: String,
-    /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang.
-    pub structural_tag: Value,
     /// Where a lazy grammar starts to apply (empty when the grammar is not lazy).
     pub triggers: Triggers,
     /// True when the grammars cover the output from the first trigger on, not from its first token.
     pub lazy: bool,
     /// The format's markers, which the detokenizer must keep (llama.cpp's `preserved_tokens`).
     pub preserved_tokens: Vec<String>,
+    forms: Arc<Forms>,
+}
+
+/// What a [`Constraint`]'s forms are rendered from, and each form once rendered.
+struct Forms {
+    build_grammar: Box<dyn Fn() -> Grammar + Send + Sync>,
+    build_tag: Box<dyn Fn() -> Value + Send + Sync>,
+    grammar: OnceLock<Grammar>,
+    lark: OnceLock<String>,
+    gbnf: OnceLock<String>,
+    tag: OnceLock<Value>,
+}
+
+impl Constraint {
+    /// A constraint whose grammars are `grammar` and whose structural tag `structural_tag` builds
+    /// (on first access), not lazy, with no triggers and no preserved tokens: set those fields after.
+    pub fn new(
+        grammar: Grammar,
+        structural_tag: impl Fn() -> Value + Send + Sync + 'static,
+    ) -> Constraint {
+        let constraint = Constraint::from_builders(Grammar::default, structural_tag);
+        let _ = constraint.forms.grammar.set(grammar);
+        constraint
+    }
+
+    /// A constraint whose grammar tree `grammar` builds and whose structural tag `structural_tag`
+    /// builds, each on first access (a server that takes the structural tag never builds the tree);
+    /// not lazy, no triggers, no preserved tokens: set those fields after.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar, Node};
+    ///
+    /// let constraint = Constraint::from_builders(
+    ///     || Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] },
+    ///     || serde_json::json!({"type": "structural_tag"}),
+    /// );
+    /// assert_eq!(constraint.gbnf(), "root ::= \"yes\"\n");
+    /// ```
+    pub fn from_builders(
+        grammar: impl Fn() -> Grammar + Send + Sync + 'static,
+        structural_tag: impl Fn() -> Value + Send + Sync + 'static,
+    ) -> Constraint {
+        Constraint {
+            triggers: Triggers::default(),
+            lazy: false,
+            preserved_tokens: Vec::new(),
+            forms: Arc::new(Forms {
+                build_grammar: Box::new(grammar),
+                build_tag: Box::new(structural_tag),
+                grammar: OnceLock::new(),
+                lark: OnceLock::new(),
+                gbnf: OnceLock::new(),
+                tag: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The grammar in llguidance's Lark dialect; arguments as `%json {schema}` (rendered on first
+    /// access).
+    pub fn lark(&self) -> &str {
+        self.forms
+            .lark
+            .get_or_init(|| grammar::render_lark(self.grammar()))
+    }
+
+    /// The grammar in llama.cpp's GBNF, root rule `root` (rendered on first access).
+    pub fn gbnf(&self) -> &str {
+        self.forms.gbnf.get_or_init(|| gbnf::render(self.grammar()))
+    }
+
+    /// An xgrammar structural tag (`{"type": "structural_tag", "format": …}`), for vLLM and SGLang
+    /// (built on first access).
+    pub fn structural_tag(&self) -> &Value {
+        self.forms.tag.get_or_init(|| (self.forms.build_tag)())
+    }
+
+    /// The grammar tree the Lark and GBNF forms are rendered from (built on first access).
+    pub fn grammar(&self) -> &Grammar {
+        self.forms
+            .grammar
+            .get_or_init(|| (self.forms.build_grammar)())
+    }
+}
+
+impl std::fmt::Debug for Constraint {
+    /// Shows the grammar tree and the forms built so far (a debug print does not build them).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Constraint")
+            .field("triggers", &self.triggers)
+            .field("lazy", &self.lazy)
+            .field("preserved_tokens", &self.preserved_tokens)
+            .field("grammar", &self.forms.grammar.get())
+            .field("lark", &self.forms.lark.get())
+            .field("gbnf", &self.forms.gbnf.get())
+            .field("structural_tag", &self.forms.tag.get())
+            .finish()
+    }
+}
+
+impl PartialEq for Constraint {
+    /// Equal when every form is (renders what is not rendered yet).
+    fn eq(&self, other: &Constraint) -> bool {
+        self.triggers == other.triggers
+            && self.lazy == other.lazy
+            && self.preserved_tokens == other.preserved_tokens
+            && self.lark() == other.lark()
+            && self.gbnf() == other.gbnf()
+            && self.structural_tag() == other.structural_tag()
+    }
 }
 
 /// A family's constraint builder, registered beside its [`ParserEntry`] (by the entry's name).
@@ -534,28 +656,36 @@ impl FormatDescription {
         };
         // A bare format has no opener to trigger on: its `auto` grammar covers the whole output.
         let lazy = !tools.is_empty() && !required && json.is_none() && !self.is_bare();
-        let shape = Shape {
-            tools: &tools,
-            required,
-            parallel: request.parallel_tool_calls,
-            start,
-            json,
-            lazy,
-        };
-        let grammar = self.grammar(&shape);
         let triggers = if lazy {
             self.triggers(start)
         } else {
             Triggers::default()
         };
-        Ok(Constraint {
-            lark: grammar::render_lark(&grammar),
-            gbnf: gbnf::render(&grammar),
-            structural_tag: structural::render(self, &shape),
-            triggers,
+        // The grammar tree and the structural tag are built on first access, from what they own.
+        let shape = Arc::new(Shape {
+            format: self.clone(),
+            tools: tools
+                .iter()
+                .map(|tool| CallTool {
+                    name: tool.name.clone(),
+                    parameters: tool.shared_parameters().clone(),
+                })
+                .collect(),
+            required,
+            parallel: request.parallel_tool_calls,
+            start,
+            json: json.cloned(),
             lazy,
-            preserved_tokens: self.preserved_tokens(),
-        })
+        });
+        let tag = shape.clone();
+        let mut constraint = Constraint::from_builders(
+            move || shape.format.grammar(&shape),
+            move || structural::render(&tag),
+        );
+        constraint.triggers = triggers;
+        constraint.lazy = lazy;
+        constraint.preserved_tokens = self.preserved_tokens();
+        Ok(constraint)
     }
 
     /// True when calls have no marker at all (no section, an empty `call_begin`): they stand bare at
@@ -716,25 +846,34 @@ impl FormatDescription {
     /// Rules: `call_i` (one call of tool `i`) is `call_begin` then `tail_i`; `calls` is the call block
     /// (section or calls) and `calls_tail` the same block after its first marker, for a reasoning that
     /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
-    fn grammar(&self, shape: &Shape<'_>) -> Grammar {
+    fn grammar(&self, shape: &Shape) -> Grammar {
         let markers = self.markers();
+        // What raw parameter values never hold, the same for every tool.
+        let values = match &self.calls.name {
+            CallName::Parameters { parameters, .. } => {
+                let stops = value_stops(parameters, &markers);
+                let excluded = counted_except(parameters, &stops);
+                Some((stops, excluded))
+            }
+            _ => None,
+        };
         let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
         let calls = &self.calls;
         let mut python = python::PyRules::default();
         for (at, tool) in shape.tools.iter().enumerate() {
             rules.push((
-                format!("call_{at}"),
+                numbered("call_", at),
                 Node::Seq(vec![
                     Node::Lit(calls.call_begin.to_string()),
-                    Node::Ref(format!("tail_{at}")),
+                    Node::Ref(numbered("tail_", at)),
                 ]),
             ));
-            rules.push((format!("tail_{at}"), self.call_tail(at, tool)));
-            match &calls.name {
-                CallName::Parameters { parameters, .. } => {
-                    rules.extend(parameter_rules(at, tool, parameters, &markers));
+            rules.push((numbered("tail_", at), self.call_tail(at, tool)));
+            match (&calls.name, &values) {
+                (CallName::Parameters { parameters, .. }, Some(values)) => {
+                    rules.extend(parameter_rules(at, tool, parameters, values));
                 }
-                CallName::Python => rules.extend(python.arguments(at, tool)),
+                (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
                 _ => {}
             }
         }
@@ -742,11 +881,11 @@ impl FormatDescription {
         let any_of = |prefix: &str| {
             Node::Alt(
                 (0..shape.tools.len())
-                    .map(|at| Node::Ref(format!("{prefix}_{at}")))
+                    .map(|at| Node::Ref(numbered(prefix, at)))
                     .collect(),
             )
         };
-        rules.push(("call".into(), any_of("call")));
+        rules.push(("call".into(), any_of("call_")));
         let more = || {
             let separator = calls.separator.trim();
             let mut next = vec![Node::Ws];
@@ -793,7 +932,7 @@ impl FormatDescription {
                 }
                 if calls.section_optional {
                     rules.push(("bare_calls".into(), sequence(Node::Ref("call".into()))));
-                    rules.push(("bare_tail".into(), sequence(any_of("tail"))));
+                    rules.push(("bare_tail".into(), sequence(any_of("tail_"))));
                     openings.push((calls.call_begin.to_string(), "bare_tail"));
                     Node::Alt(vec![section, Node::Ref("bare_calls".into())])
                 } else {
@@ -811,7 +950,7 @@ impl FormatDescription {
                 ])
             }
             None => {
-                rules.push(("calls_tail".into(), sequence(any_of("tail"))));
+                rules.push(("calls_tail".into(), sequence(any_of("tail_"))));
                 openings.push((calls.call_begin.to_string(), "calls_tail"));
                 sequence(Node::Ref("call".into()))
             }
@@ -842,7 +981,7 @@ impl FormatDescription {
                 until: None,
             }
         };
-        let answer = match shape.json {
+        let answer = match &shape.json {
             Some(schema) => Some(Node::Seq(vec![
                 Node::Ws,
                 Node::Json(Arc::new(schema.clone())),
@@ -917,7 +1056,7 @@ impl FormatDescription {
     }
 
     /// One call of `tool` (the `at`-th), after its `call_begin`.
-    fn call_tail(&self, at: usize, tool: &ToolSchema) -> Node {
+    fn call_tail(&self, at: usize, tool: &CallTool) -> Node {
         let calls = &self.calls;
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
         let args = Node::Json(tool.shared_parameters().clone());
@@ -935,8 +1074,8 @@ impl FormatDescription {
             if prefix.starts_with(|c: char| !c.is_whitespace()) {
                 items.push(Node::Ws);
             }
-            items.push(Node::Lit(format!("{prefix}{}{suffix}", tool.name)));
-            items.push(Node::Ref(format!("args_{at}_0")));
+            items.push(Node::Lit([prefix, tool.name.as_str(), suffix].concat()));
+            items.push(Node::Ref(args_rule(at)));
             items.push(Node::Ws);
             if !end.is_empty() {
                 items.extend([Node::Lit(end.to_string()), Node::Ws]);
@@ -1019,7 +1158,7 @@ impl FormatDescription {
                     // The id as a counter.
                     items.extend([Node::Digits, Node::Lit(id_end.to_string()), Node::Ws]);
                 }
-                items.push(Node::Lit(format!("{prefix}{}", tool.name)));
+                items.push(Node::Lit([prefix, tool.name.as_str()].concat()));
                 if let Some(separator) = index_separator {
                     items.push(Node::Lit(separator.to_string()));
                     items.push(Node::Digits);
@@ -1048,7 +1187,7 @@ impl FormatDescription {
                 // Whitespace that starts `close` may be any whitespace, or none.
                 let close = close.trim_start_matches([' ', '\t', '\r', '\n']);
                 items.extend([
-                    Node::Lit(format!("{prefix}{}{open}", tool.name)),
+                    Node::Lit([prefix, tool.name.as_str(), open].concat()),
                     args,
                     Node::Ws,
                     Node::Lit(close.to_owned()),
@@ -1058,6 +1197,30 @@ impl FormatDescription {
         items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
         Node::Seq(items)
     }
+}
+
+/// `PREFIX` then `at` in decimal: a rule name (without `format!`, whose machinery shows in the profile
+/// of a request with many tools).
+fn numbered(prefix: &str, at: usize) -> String {
+    let mut name = String::with_capacity(prefix.len() + 4);
+    name.push_str(prefix);
+    grammar::push_number(&mut name, at as u64);
+    name
+}
+
+/// `param_AT_INDEX`: the rule of one parameter of the `at`-th tool.
+fn param_rule(at: usize, index: usize) -> String {
+    let mut name = numbered("param_", at);
+    name.push('_');
+    grammar::push_number(&mut name, index as u64);
+    name
+}
+
+/// `args_AT_0`: the parameters of the `at`-th tool.
+fn args_rule(at: usize) -> String {
+    let mut name = numbered("args_", at);
+    name.push_str("_0");
+    name
 }
 
 /// How a parameter's value is written, as the parser types it.
@@ -1109,9 +1272,8 @@ pub(crate) fn value_form(schema: &Value) -> ValueForm<'_> {
     }
 }
 
-/// A tool's declared properties, in declared order, each with whether it is required.
-pub(crate) fn properties(tool: &ToolSchema) -> Vec<(&str, &Value, bool)> {
-    let schema = tool.parameters();
+/// A tool's declared properties (of its `parameters` schema), in declared order, each with whether it is required.
+pub(crate) fn properties(schema: &Value) -> Vec<(&str, &Value, bool)> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -1156,17 +1318,18 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 /// The rules of the parameters of the `at`-th tool: `param_AT_I` (one parameter, whitespace first) and
 /// `args_AT_0`, the parameters in any order ([`Node::AnyOrder`]), or with more than
 /// [`ANY_ORDER_LIMIT`] properties in declared order.
+///
+/// `values`: what no raw value holds ([`value_stops`]) and the characters a counted one never holds
+/// ([`counted_except`]).
 fn parameter_rules(
     at: usize,
-    tool: &ToolSchema,
+    tool: &CallTool,
     tags: &ParameterTags,
-    markers: &[String],
+    values: &(Vec<String>, Vec<char>),
 ) -> Vec<(String, Node)> {
-    let properties = properties(tool);
-    let mut rules = Vec::new();
-    // No raw value holds these; a counted one holds none of their first characters.
-    let stops = value_stops(tags, markers);
-    let excluded = counted_except(tags, &stops);
+    let properties = properties(tool.parameters());
+    let mut rules = Vec::with_capacity(properties.len() + 1);
+    let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.to_string());
     let framing = || -> Vec<Node> {
         if tags.framing.is_empty() {
@@ -1178,7 +1341,7 @@ fn parameter_rules(
     for (index, (name, schema, _)) in properties.iter().enumerate() {
         let mut items = vec![
             Node::Ws,
-            Node::Lit(format!("{}{name}{}", tags.key_open, tags.key_close)),
+            Node::Lit([&tags.key_open, *name, &tags.key_close].concat()),
         ];
         if tags.space_before_value {
             items.push(Node::Ws);
@@ -1187,7 +1350,14 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(Arc::new(schema.into_owned())),
+                match schema {
+                    // The tool's schema stays shared: the node points into it.
+                    Cow::Borrowed(_) => Node::JsonProperty {
+                        parameters: tool.shared_parameters().clone(),
+                        property: (*name).to_owned(),
+                    },
+                    Cow::Owned(schema) => Node::Json(Arc::new(schema)),
+                },
                 Node::Ws,
                 close.clone(),
             ]),
@@ -1218,9 +1388,9 @@ fn parameter_rules(
             ]),
         }
         items.retain(|item| *item != Node::Lit(String::new()));
-        rules.push((format!("param_{at}_{index}"), Node::Seq(items)));
+        rules.push((param_rule(at, index), Node::Seq(items)));
     }
-    let param = |index: usize| Node::Ref(format!("param_{at}_{index}"));
+    let param = |index: usize| Node::Ref(param_rule(at, index));
     let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
@@ -1243,7 +1413,7 @@ fn parameter_rules(
                 .collect(),
         )
     };
-    rules.push((format!("args_{at}_0"), args));
+    rules.push((args_rule(at), args));
     rules
 }
 
@@ -1280,14 +1450,34 @@ impl Grammar {
     }
 }
 
-/// What one request asks for, resolved.
-pub(crate) struct Shape<'a> {
-    pub(crate) tools: &'a [&'a ToolSchema],
+/// What one request asks for, resolved, owned: a [`Constraint`] builds its grammar and structural
+/// tag from it on first access, after the request's borrowed tools are gone.
+pub(crate) struct Shape {
+    pub(crate) format: FormatDescription,
+    /// The tools a call may name.
+    pub(crate) tools: Vec<CallTool>,
     pub(crate) required: bool,
     pub(crate) parallel: bool,
     pub(crate) start: ReasoningStart,
-    pub(crate) json: Option<&'a Value>,
+    pub(crate) json: Option<Value>,
     pub(crate) lazy: bool,
+}
+
+/// A tool a call may name: its name and its `parameters` schema (shared with the request's
+/// [`ToolSchema`]).
+pub(crate) struct CallTool {
+    pub(crate) name: String,
+    parameters: Arc<Value>,
+}
+
+impl CallTool {
+    pub(crate) fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    pub(crate) fn shared_parameters(&self) -> &Arc<Value> {
+        &self.parameters
+    }
 }
 
 /// `text` as an ECMAScript (and Rust) regex matching itself, for [`Triggers::patterns`].

@@ -27,9 +27,9 @@
 
 use serde_json::Value;
 
+use super::CallTool;
 use super::grammar::{Grammar, Node};
 use super::{ANY_ORDER_LIMIT, properties};
-use crate::schema::ToolSchema;
 
 /// The most levels an unconstrained value nests (a list in a dict in a list …).
 pub const ANY_DEPTH: usize = 8;
@@ -62,10 +62,10 @@ impl PyRules {
     /// The keyword arguments of `tool` (the `at`-th of the request): rule `args_AT_0`, a
     /// [`Node::Separated`] of `KEY=VALUE` items (or, past [`ANY_ORDER_LIMIT`] properties, the declared
     /// order), each followed by optional whitespace.
-    pub(crate) fn arguments(&mut self, at: usize, tool: &ToolSchema) -> Vec<(String, Node)> {
+    pub(crate) fn arguments(&mut self, at: usize, tool: &CallTool) -> Vec<(String, Node)> {
         let mut rules = Vec::new();
         let mut items = Vec::new();
-        for (name, schema, required) in properties(tool) {
+        for (name, schema, required) in properties(tool.parameters()) {
             if !is_identifier(name) {
                 continue;
             }
@@ -461,7 +461,7 @@ pub(crate) fn is_identifier(name: &str) -> bool {
 
 /// The keyword arguments of `tool` as a standalone grammar (root: the arguments), for the structural
 /// tag's `grammar` content, which xgrammar reads as GBNF.
-pub(crate) fn arguments_grammar(tool: &ToolSchema) -> Grammar {
+pub(crate) fn arguments_grammar(tool: &CallTool) -> Grammar {
     let mut py = PyRules::default();
     let args = py.arguments(0, tool);
     let mut rules = vec![("root".to_owned(), Node::Ref("args_0_0".into()))];

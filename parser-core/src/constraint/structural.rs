@@ -26,8 +26,8 @@
 use serde_json::Value;
 
 use super::{
-    CallName, FormatDescription, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except,
-    properties, value_form, value_stops,
+    CallName, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except, properties,
+    value_form, value_stops,
 };
 
 /// A JSON object of these members, in this order, each value moved in. `json!` serializes every
@@ -41,15 +41,18 @@ macro_rules! object {
     }};
 }
 
-pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
+pub(crate) fn render(shape: &Shape) -> Value {
+    let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value};
+    // The characters no counted raw value holds: the same for every tool, made once.
+    let mut except: Option<Vec<char>> = None;
     let tags: Vec<Value> = shape
         .tools
         .iter()
         .map(|tool| {
-            let arguments =
-                || object! {"type": "json_schema", "json_schema": tool.parameters().clone()};
+            let (tool_name, schema) = (&tool.name, tool.parameters());
+            let arguments = || object! {"type": "json_schema", "json_schema": schema.clone()};
             match &calls.name {
                 CallName::JsonFields {
                     name,
@@ -61,7 +64,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         calls.call_begin,
                         calls.padding,
                         quoted(name),
-                        quoted(&tool.name),
+                        quoted(tool_name),
                         quoted(key)
                     ),
                     "content": arguments(),
@@ -97,7 +100,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                         "{}{}{{{}: ",
                         calls.call_begin,
                         calls.padding,
-                        quoted(&tool.name)
+                        quoted(tool_name)
                     ),
                     "content": arguments(),
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
@@ -158,20 +161,21 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     parameters,
                     end,
                 } => {
-                    let except =
-                        counted_except(parameters, &value_stops(parameters, &format.markers()));
+                    let except = except.get_or_insert_with(|| {
+                        counted_except(parameters, &value_stops(parameters, &format.markers()))
+                    });
                     let begin = if prefix.is_empty() {
-                        format!("{}{}{suffix}", calls.call_begin, tool.name)
+                        format!("{}{}{suffix}", calls.call_begin, tool_name)
                     } else {
                         format!(
                             "{}{}{prefix}{}{suffix}",
-                            calls.call_begin, calls.padding, tool.name
+                            calls.call_begin, calls.padding, tool_name
                         )
                     };
-                    let elements: Vec<Value> = properties(tool)
+                    let elements: Vec<Value> = properties(schema)
                         .into_iter()
                         .map(|(name, schema, required)| {
-                            let element = parameter(parameters, name, schema, &except);
+                            let element = parameter(parameters, name, schema, except);
                             if required {
                                 element
                             } else {
@@ -211,7 +215,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     "type": "tag",
                     "begin": format!(
                         "{}{}{prefix}{}{open}",
-                        calls.call_begin, calls.padding, tool.name
+                        calls.call_begin, calls.padding, tool_name
                     ),
                     "content": arguments(),
                     "end": format!("{close}{}{}", calls.padding, calls.call_end),
@@ -228,7 +232,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
         r"\s*([^\s{}][\s\S]*)?",
         opening.unwrap_or_default()
     )};
-    let answer = match shape.json {
+    let answer = match &shape.json {
         Some(schema) => object! {"type": "json_schema", "json_schema": schema.clone()},
         None if format.is_bare() => bare_text.clone(),
         None => free(),
@@ -309,7 +313,7 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
             }
         }
     };
-    let rest = match (shape.json, shape.tools.is_empty(), shape.required) {
+    let rest = match (&shape.json, shape.tools.is_empty(), shape.required) {
         (Some(schema), false, false) => {
             // Content as JSON, or calls.
             object! {"type": "or", "elements": vec![

@@ -13,8 +13,8 @@ use super::*;
 /// Both renderings of a grammar as llguidance grammars: Lark as is, GBNF rewritten.
 fn both(constraint: &Constraint) -> [(&'static str, String); 2] {
     [
-        ("lark", constraint.lark.clone()),
-        ("gbnf", llg::gbnf_to_lark(&constraint.gbnf)),
+        ("lark", constraint.lark().to_owned()),
+        ("gbnf", llg::gbnf_to_lark(constraint.gbnf())),
     ]
 }
 
@@ -350,8 +350,8 @@ fn structural_tag_frames_each_call_exactly() {
             &request(ToolChoice::Auto, false),
         )
         .unwrap();
-    let format = &constraint.structural_tag["format"];
-    assert_eq!(constraint.structural_tag["type"], "structural_tag");
+    let format = &constraint.structural_tag()["format"];
+    assert_eq!(constraint.structural_tag()["type"], "structural_tag");
     assert_eq!(format["elements"][0]["content"]["begin"], "<think>");
     let calls = &format["elements"][1];
     assert_eq!(calls["type"], "triggered_tags");
@@ -371,7 +371,7 @@ fn structural_tag_frames_each_call_exactly() {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    let section = &kimi.structural_tag["format"];
+    let section = &kimi.structural_tag()["format"];
     assert_eq!(section["begin"], "<|s|>");
     assert_eq!(section["content"]["at_least_one"], true);
     assert_eq!(section["content"]["tags"][1]["begin"], "<|c|>functions.now");
@@ -490,7 +490,7 @@ fn optional_section(#[case] text: &str, #[case] accepted: bool) {
         .unwrap();
     assert_eq!(lazy.triggers.words, ["<|s|>", "<|c|>"]);
     assert_eq!(
-        lazy.structural_tag["format"]["triggers"],
+        lazy.structural_tag()["format"]["triggers"],
         json!(["<|s|>", "<|c|>"])
     );
 }
@@ -598,7 +598,7 @@ fn tagged_parameters_in_the_structural_tag() {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    let call = &constraint.structural_tag["format"]["tags"][0];
+    let call = &constraint.structural_tag()["format"]["tags"][0];
     assert_eq!(call["begin"], "<call>\n<f=f>");
     assert_eq!(call["end"], "\n</f>\n</call>");
     let elements = call["content"]["elements"].as_array().unwrap();
@@ -645,7 +645,7 @@ fn enclosed_arguments(#[case] output: &str, #[case] accepted: bool) {
         let result = llg::accepts(&grammar, output);
         assert_eq!(result.is_ok(), accepted, "{which}: {output:?}: {result:?}");
     }
-    let tag = &constraint.structural_tag["format"]["tags"][0];
+    let tag = &constraint.structural_tag()["format"]["tags"][0];
     assert_eq!(tag["begin"], "<|c|>function<|sep|>get_weather\n```json\n");
     assert_eq!(tag["end"], "\n```<|/c|>");
 }
@@ -711,7 +711,7 @@ fn array_of_calls_in_the_structural_tag_and_triggers() {
         .unwrap();
     assert_eq!(lazy.triggers.words, ["[TOOL_CALLS]"]);
     assert_eq!(lazy.preserved_tokens, ["[TOOL_CALLS]"]);
-    let calls = &lazy.structural_tag["format"];
+    let calls = &lazy.structural_tag()["format"];
     assert_eq!(calls["triggers"], json!(["[TOOL_CALLS]"]));
     let section = &calls["tags"][0];
     assert_eq!(section["begin"], "[TOOL_CALLS][");
@@ -743,7 +743,7 @@ fn name_as_key(#[case] text: &str, #[case] accepted: bool) {
         let result = llg::accepts(&lark, text);
         assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
     }
-    let section = &constraint.structural_tag["format"];
+    let section = &constraint.structural_tag()["format"];
     assert_eq!(section["content"]["tags"][1]["begin"], "{\"now\": ");
     assert_eq!(section["content"]["tags"][1]["end"], "}");
 }
@@ -901,7 +901,7 @@ fn python_keywords_in_any_order_separated_by_commas() {
             assert_eq!(result.is_ok(), accepted, "{form}: {text:?}: {result:?}");
         }
     }
-    let tag = &constraint.structural_tag["format"];
+    let tag = &constraint.structural_tag()["format"];
     assert_eq!(tag["begin"], "<calls>[");
     let call = &tag["content"]["tags"][0];
     assert_eq!(call["begin"], "f(");
