@@ -517,6 +517,61 @@ pub static NEMOTRON_3_NANO: Format = Format {
     ..QWEN3_CODER
 };
 
+/// Phi (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static PHI: Format = Format {
+    key: "phi",
+    name: "Phi (starter)",
+    model: "example-org/Phi-Chat",
+    long_argument_model: "example-org/Phi-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Xlam (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static XLAM: Format = Format {
+    key: "xlam",
+    name: "Xlam (starter)",
+    model: "example-org/Xlam-Chat",
+    long_argument_model: "example-org/Xlam-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Internlm (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static INTERNLM: Format = Format {
+    key: "internlm",
+    name: "Internlm (starter)",
+    model: "example-org/Internlm-Chat",
+    long_argument_model: "example-org/Internlm-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Jamba (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static JAMBA: Format = Format {
+    key: "jamba",
+    name: "Jamba (starter)",
+    model: "example-org/Jamba-Chat",
+    long_argument_model: "example-org/Jamba-Chat",
+    ..QWEN3_HERMES
+};
+
+/// Olmo (`cargo xtask new-family` starter): its starter format is `<think>` and JSON calls in
+/// `<tool_call>`, so it runs on the Qwen3 Hermes workloads. TODO(new-family): generators of the family's
+/// own format (`output`, `long_argument`, `prose_end`, and a `markers` arm in the tests below).
+pub static OLMO: Format = Format {
+    key: "olmo",
+    name: "Olmo (starter)",
+    model: "example-org/Olmo-Chat",
+    long_argument_model: "example-org/Olmo-Chat",
+    ..QWEN3_HERMES
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -538,6 +593,11 @@ pub static FORMATS: &[&Format] = &[
     &FIREWORKS,
     &HERMES,
     &NEMOTRON_3_NANO,
+    &PHI,
+    &XLAM,
+    &INTERNLM,
+    &JAMBA,
+    &OLMO,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,

@@ -62,6 +62,11 @@
 //! - `seed` (default): ByteDance Seed-OSS (`<seed:think>`, `<seed:tool_call>` XML calls), written as data, from `parser-seed`.
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
+//! - `phi` (default): phi4-mini, from `parser-phi` (a family as data).
+//! - `xlam` (default): xlam, from `parser-xlam` (a family as data).
+//! - `internlm` (default): internlm2, from `parser-internlm` (a family as data).
+//! - `jamba` (default): jamba, from `parser-jamba` (a family as data).
+//! - `olmo` (default): olmo3, olmo3-think, from `parser-olmo` (a family as data).
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -183,6 +188,26 @@ pub use parser_granite as granite;
 #[cfg(feature = "nemotron")]
 #[cfg_attr(docsrs, doc(cfg(feature = "nemotron")))]
 pub use parser_nemotron as nemotron;
+
+/// The Phi family (feature `phi`).
+#[cfg(feature = "phi")]
+pub use parser_phi as phi;
+
+/// The xLAM family (feature `xlam`).
+#[cfg(feature = "xlam")]
+pub use parser_xlam as xlam;
+
+/// The InternLM family (feature `internlm`).
+#[cfg(feature = "internlm")]
+pub use parser_internlm as internlm;
+
+/// The Jamba family (feature `jamba`).
+#[cfg(feature = "jamba")]
+pub use parser_jamba as jamba;
+
+/// The Olmo family (feature `olmo`).
+#[cfg(feature = "olmo")]
+pub use parser_olmo as olmo;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -845,5 +870,15 @@ pub fn enabled_families() -> &'static [&'static str] {
         "minimax",
         #[cfg(feature = "hermes")]
         "hermes",
+        #[cfg(feature = "phi")]
+        "phi",
+        #[cfg(feature = "xlam")]
+        "xlam",
+        #[cfg(feature = "internlm")]
+        "internlm",
+        #[cfg(feature = "jamba")]
+        "jamba",
+        #[cfg(feature = "olmo")]
+        "olmo",
     ]
 }
