@@ -359,7 +359,8 @@ fn signature_entry(source: &str) -> Option<&'static str> {
 }
 
 /// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
-/// Apertus, firefunction, Gemma), each by markers no other family's template writes. Only the families
+/// Apertus, firefunction, Gemma, Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3), each by markers no other
+/// family's template writes. Only the families
 /// compiled in are named (the caller falls back to the analyzer otherwise).
 fn data_family_signature(source: &str) -> Option<&'static str> {
     let has = |marker: &str| source.contains(marker);
@@ -382,10 +383,22 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "functionary-v3.2"
     } else if has("<|tools_prefix|>") {
         "apertus"
+    } else if has("functools[") && has("<|assistant|>") && !llama3 {
+        // Phi-4-mini's turns (`<|assistant|>`), not firefunction's Llama 3 headers.
+        "phi4-mini"
     } else if has("functools[") {
         "firefunction-v2"
     } else if has("<start_of_turn>") && !has("function_call") && !has("tool_call") {
         "gemma"
+    } else if has("Salesforce xLAM") {
+        "xlam"
+    } else if has("<|action_start|><|plugin|>") {
+        "internlm2"
+    } else if has("<|bom|>") && has("<tool_calls>") {
+        "jamba"
+    } else if has("<function_calls>") && has("pythonic function call") {
+        // Olmo 3 Instruct's template (the Think models' prompt opens <think>: by model name).
+        "olmo3"
     } else {
         return None;
     };

@@ -120,6 +120,13 @@ fn names_and_aliases_are_unique() {
 #[case("ibm-granite/granite-20b-functioncalling", "granite-20b-fc")]
 #[case("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-v2")]
 #[case("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano")]
+#[case("microsoft/Phi-4-mini-instruct", "phi4-mini")]
+#[case("Salesforce/Llama-xLAM-2-8B-fc-r", "xlam")]
+#[case("Salesforce/xLAM-2-32b-fc-r", "xlam")]
+#[case("internlm/internlm2_5-7b-chat", "internlm2")]
+#[case("ai21labs/AI21-Jamba-Mini-1.7", "jamba")]
+#[case("allenai/Olmo-3-7B-Instruct", "olmo3")]
+#[case("allenai/Olmo-3-32B-Think", "olmo3-think")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -191,6 +198,12 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("nemotron_v3", "nemotron-3-nano")]
 #[case("nemotron-3-nano", "nemotron-3-nano")]
 #[case("nemotron_nano_v2", "nemotron-nano-v2")]
+#[case("phi4_mini_json", "phi4-mini")]
+#[case("xlam", "xlam")]
+#[case("internlm", "internlm2")]
+#[case("jamba", "jamba")]
+#[case("olmo3", "olmo3")]
+#[case("olmo3-think", "olmo3-think")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }
