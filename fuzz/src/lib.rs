@@ -145,7 +145,8 @@ impl Family {
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
             "generic" | "template" => Family::Generic,
-            "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" => Family::Data,
+            "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
+            | "internlm" | "jamba" | "olmo" => Family::Data,
             _ => return None,
         })
     }
