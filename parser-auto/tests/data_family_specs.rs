@@ -196,6 +196,11 @@ const DIFFERENCES: &[(&str, &str, &str)] = &[
     ),
     (
         "vllm-tool_chat_template_internlm2_tool.jinja",
+        "call_openers",
+        "the opener is two tokens, which the spec reads as two markers so that a space between them (a detokenizer spacing special tokens, as SGLang and lmdeploy match it) is framing",
+    ),
+    (
+        "vllm-tool_chat_template_internlm2_tool.jinja",
         "args_field",
         "vLLM's example template writes past calls with \"arguments\"; InternLM2.5 was trained on \"parameters\" (the key vLLM's internlm parser reads first); the parser reads both",
     ),

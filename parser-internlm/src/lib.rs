@@ -13,7 +13,8 @@
 //! {"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|><|im_end|>
 //! ```
 //!
-//! - One call per `<|action_start|><|plugin|> … <|action_end|>` block; the model's training has one
+//! - One call per `<|action_start|><|plugin|> … <|action_end|>` block (whitespace between the two
+//!   opening tokens is read too, as a detokenizer that spaces special tokens writes them); the model's training has one
 //!   call per turn, but blocks that follow each other are read as calls too. `"arguments"` is read
 //!   like `"parameters"` (as vLLM's `internlm` parser does).
 //! - `<|action_start|><|interpreter|>` opens the code interpreter (a Python program, not a function
@@ -49,7 +50,10 @@ pub fn spec() -> Analysis {
     Analysis {
         tools: ToolFormat::JsonNative,
         markers: Markers {
-            tool_section_start: "<|action_start|><|plugin|>\n".into(),
+            // Two tokens, read as two markers so that the space some detokenizers put between special
+            // tokens (`<|action_start|> <|plugin|>`, as SGLang and lmdeploy match it) is framing.
+            tool_section_start: "<|action_start|>".into(),
+            per_call_start: "<|plugin|>\n".into(),
             tool_section_end: "<|action_end|>".into(),
             ..Markers::default()
         },
@@ -65,10 +69,8 @@ pub fn spec() -> Analysis {
 
 static INTERNLM2: DataParser = DataParser::new("internlm2", spec);
 
-/// Every marker of the format, whole (the chunking tests push each one whole): the call opener as
-/// the spec matches it and as the tokenizer writes it (two tokens).
+/// Every marker of the format, whole (the chunking tests push each one whole).
 pub const SPECIAL_TOKENS: &[&str] = &[
-    "<|action_start|><|plugin|>",
     "<|action_start|>",
     "<|plugin|>",
     "<|action_end|>",

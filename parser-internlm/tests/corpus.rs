@@ -13,7 +13,7 @@ fn corpus_dir() -> PathBuf {
 
 #[rstest]
 #[case("vllm/internlm2.jsonl", 12)]
-#[case("authored/internlm.jsonl", 5)]
+#[case("authored/internlm.jsonl", 6)]
 fn corpus_file(#[case] file: &str, #[case] cases: usize) {
     let run = check_corpus_file(&corpus_dir(), file, "internlm", |_| true);
     assert_eq!(run, cases, "{file}: cases run");
