@@ -83,8 +83,11 @@ pub mod template;
 pub use parser_core::{
     Accumulator, Delta, Deltas, Error, ErrorKind, Limits, ParseOptions, ParsedMessage, Parser,
     ParserEntry, Policy, ReasoningFormat, Sink, SpecialTokens, Stage, ToolCall, Tools,
-    preview_arguments,
+    normalize_name, preview_arguments,
 };
+
+#[doc = include_str!("../PEER_NAMES.md")]
+pub mod peer_names {}
 
 /// The DeepSeek family (feature `deepseek`).
 #[cfg(feature = "deepseek")]

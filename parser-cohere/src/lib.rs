@@ -195,7 +195,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "command-a",
         family: "cohere",
-        aliases: &["cohere_command3", "cohere_command4", "command_r7b", "cohere", "cohere_cmd", "command-r7b", "command-a-reasoning"],
+        aliases: &["cohere_command3", "cohere_command4", "command_r7b", "cohere", "cohere_cmd", "command-r7b", "command-a-reasoning", "cohere2moe"],
         models: &["command-r7b", "command-a", "c4ai-command-a"],
         summary: "Command-R7B / Command-A: <|START_THINKING|> reasoning, <|START_RESPONSE|> content, <|START_ACTION|>[{tool_call_id, tool_name, parameters}] calls",
         sample: "<|START_THINKING|>The user wants the weather in Paris.<|END_THINKING|><|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n]<|END_ACTION|>",

@@ -178,8 +178,35 @@ pub fn find_by_name(name: &str) -> Result<&'static ParserEntry, Error> {
 
 /// The entry for a model id: the most specific (longest) matching pattern wins; on a tie, the pattern
 /// that matches earlier in the name.
+///
+/// Ollama's names keep their tag (`llama3.1:8b`), so a pattern ending in `:` (`llama3.1:`) is for
+/// Ollama's library names only. A bare name that matches nothing is tried once more as Ollama reads it,
+/// with its implicit `:latest` tag (`llama3.1` is `llama3.1:latest`).
+///
+/// ```
+/// use parser_core::find_for_model;
+/// # use parser_core::{inventory, ParserEntry, ParseOptions, Parser};
+/// # fn build(_: &ParseOptions) -> Parser { unimplemented!() }
+/// # inventory::submit! { ParserEntry { name: "doc-llama", family: "doc", aliases: &[],
+/// #     models: &["doc-llama3.1:"], summary: "", sample: "", sample_prompt_tail: "",
+/// #     special_tokens: &[], build } }
+/// assert_eq!(find_for_model("doc-llama3.1:8b").unwrap().name, "doc-llama");
+/// assert_eq!(find_for_model("doc-llama3.1").unwrap().name, "doc-llama");
+/// assert!(find_for_model("org/doc-llama3.1").is_err());
+/// ```
 pub fn find_for_model(model: &str) -> Result<&'static ParserEntry, Error> {
-    let normalized = normalize_model(model);
+    best_match(&normalize_model(model))
+        .or_else(|| {
+            // Only a bare name can be an Ollama name without its tag: `org/model` is a repository id.
+            let bare = !model.is_empty() && !model.contains(['/', ':']);
+            bare.then(|| best_match(&normalize_model(&format!("{model}:latest"))))
+                .flatten()
+        })
+        .ok_or_else(|| Error::new(ErrorKind::UnknownModel(model.to_owned())))
+}
+
+/// The entry whose pattern matches the normalised model id most specifically.
+fn best_match(normalized: &str) -> Option<&'static ParserEntry> {
     index()
         .patterns
         .iter()
@@ -191,7 +218,6 @@ pub fn find_for_model(model: &str) -> Result<&'static ParserEntry, Error> {
         })
         .max_by_key(|(len, at, entry)| (*len, *at, std::cmp::Reverse(entry.name)))
         .map(|(_, _, entry)| entry)
-        .ok_or_else(|| Error::new(ErrorKind::UnknownModel(model.to_owned())))
 }
 
 #[cfg(test)]

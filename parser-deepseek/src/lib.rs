@@ -179,7 +179,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "deepseek-v3",
         family: "deepseek",
-        aliases: &["deepseek_v3", "deepseekv3", "deepseek-v3-0324", "deepseek"],
+        aliases: &["deepseek_v3", "deepseekv3", "deepseek-v3-0324", "deepseek", "cogito"],
         models: &["deepseek-v3", "deepseek-chat"],
         summary: "V3 / V3-0324: fenced native calls, no reasoning unless the prompt opens <think>",
         sample: "Let me check.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Tokyo\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
@@ -193,7 +193,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "deepseek-v3.1",
         family: "deepseek",
-        aliases: &["deepseek_v31", "deepseekv31", "deepseek-v3.1-terminus", "deepseek_v32_exp", "deepseek-v3.2-exp"],
+        aliases: &["deepseek_v31", "deepseekv31", "deepseek-v3.1-terminus", "deepseek_v32_exp", "deepseek-v3.2-exp", "deepseek31", "deepseek3"],
         models: &["deepseek-v3.1", "deepseek-v3.2-exp"],
         summary: "V3.1 / V3.1-Terminus / V3.2-Exp: <think> when the prompt ends in it, NAME<｜tool▁sep｜>{json} calls",
         sample: "The user wants two cities.</think>Checking both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"北京\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
@@ -207,7 +207,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "deepseek-v3.2",
         family: "deepseek",
-        aliases: &["deepseek_v32", "deepseekv32", "deepseek-dsml"],
+        aliases: &["deepseek_v32", "deepseekv32", "deepseek-dsml", "deepseek32"],
         models: &["deepseek-v3.2"],
         summary: "V3.2: <think> when the prompt ends in it, DSML calls typed by the tool schema",
         sample: "Let me check that.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">Tokyo</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",

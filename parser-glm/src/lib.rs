@@ -128,7 +128,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "glm-4.5",
         family: "glm",
-        aliases: &["glm45", "glm", "glm4_moe", "glm46"],
+        aliases: &["glm45", "glm", "glm4_moe", "glm46", "glm45_moe", "spark25"],
         models: &["glm-4.5", "glm-4.6"],
         summary: "GLM-4.5 / 4.6: <think> by the model, <tool_call>NAME\\n<arg_key>…</arg_key>\\n<arg_value>…</arg_value> calls typed by the tool schema",
         sample: "\n<think>The user wants the weather in Paris for three days.</think>\nLet me check.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
@@ -142,7 +142,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "glm-4.7",
         family: "glm",
-        aliases: &["glm47", "glm5"],
+        aliases: &["glm47", "glm5", "glm47_moe"],
         models: &["glm-4.7", "glm-5"],
         summary: "GLM-4.7 / 5: <think> forced open by the prompt, <tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value> calls typed by the tool schema",
         sample: "The user wants the weather in two cities; one call each.</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_value>北京</arg_value></tool_call>",

@@ -100,7 +100,7 @@ parser_core::inventory::submit! {
         family: "hermes",
         // vLLM's and SGLang's `hermes`, llama.cpp's `hermes_2_pro` handler.
         aliases: &["hermes_2_pro", "hermes2", "hermes3", "hermes4", "nous-hermes"],
-        models: &["hermes-2-pro", "hermes-2-theta", "hermes-3-llama", "hermes-4"],
+        models: &["hermes-2-pro", "hermes-2-theta", "hermes-3-llama", "hermes-4", "hermes3"],
         summary: "Hermes-2-Pro / 3 / 4: <think> by the model (Hermes-4), <tool_call>{\"name\", \"arguments\"}</tool_call> calls",
         sample: "<think>The user wants the weather in Paris.</think>Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}\n</tool_call><|im_end|>",
         sample_prompt_tail: "<|im_start|>user\nWeather in Paris for three days?<|im_end|>\n<|im_start|>assistant\n",

@@ -99,7 +99,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "internlm2",
         family: "internlm",
-        aliases: &["internlm", "internlm2_5", "internlm25"],
+        aliases: &["internlm", "internlm2_5"],
         models: &["internlm2"],
         summary: "InternLM2 / 2.5: <|action_start|><|plugin|>{name, parameters}<|action_end|> calls",
         sample: "Let me check.<|action_start|><|plugin|>\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|action_end|><|im_end|>",

@@ -181,7 +181,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "kimi-k2",
         family: "kimi",
-        aliases: &["kimi_k2", "kimik2", "kimi", "kimi-k2-instruct"],
+        aliases: &["kimi_k2", "kimik2", "kimi-k2-instruct"],
         models: &["kimi-k2"],
         summary: "Kimi-K2-Instruct / -0905: no reasoning, <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json} calls, ids byte-exact",
         sample: "I'll check both cities.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.get_weather:1<|tool_call_argument_begin|>{\"city\": \"北京\"}<|tool_call_end|><|tool_calls_section_end|><|im_end|>",
@@ -195,7 +195,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "kimi-k2-thinking",
         family: "kimi",
-        aliases: &["kimi_k2_thinking", "kimik2thinking"],
+        aliases: &["kimi_k2_thinking", "kimik2thinking", "kimi_thinking"],
         models: &["kimi-k2-thinking"],
         summary: "Kimi-K2-Thinking: <think> always on, Kimi calls (a call section ends open reasoning), ids byte-exact",
         sample: "<think>The user wants the weather in Paris; I should call the tool.</think>Let me check.\n<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\", \"unit\": \"celsius\"}<|tool_call_end|>\n<|tool_calls_section_end|>",
@@ -223,7 +223,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "kimi-vl",
         family: "kimi",
-        aliases: &["kimi_vl", "kimivl", "kimi-vl-thinking"],
+        aliases: &["kimi_vl", "kimivl", "kimi-vl-thinking", "kimi"],
         models: &["kimi-vl"],
         summary: "Kimi-VL (A3B Instruct / Thinking): ◁think▷…◁/think▷ reasoning when the output opens it, Kimi calls",
         sample: "◁think▷The picture shows a receipt; I should look up the total.◁/think▷<|tool_call_begin|>functions.lookup_receipt:0<|tool_call_argument_begin|>{\"store\": \"Café Lumière\"}<|tool_call_end|>",

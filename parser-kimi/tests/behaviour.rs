@@ -475,7 +475,7 @@ fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parse
 #[rstest]
 #[case("kimi_k2", "kimi-k2")]
 #[case("kimik2", "kimi-k2")]
-#[case("kimi", "kimi-k2")]
+#[case("kimi", "kimi-vl")]
 #[case("Kimi-K2-Thinking", "kimi-k2-thinking")]
 #[case("kimi_k25", "kimi-k2.5")]
 #[case("kimi-vl", "kimi-vl")]

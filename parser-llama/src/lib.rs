@@ -192,6 +192,8 @@ parser_core::inventory::submit! {
             "llama-3.1-8b-instruct", "llama-3.1-70b-instruct", "llama-3.1-405b-instruct",
             "llama-3.2-1b-instruct", "llama-3.2-3b-instruct", "llama-3.2-11b-vision-instruct",
             "llama-3.2-90b-vision-instruct", "llama-3.3-70b-instruct",
+            // Ollama's library names with their tag (`llama3.1:8b`); `llama3.2-vision` has no tool format.
+            "llama3.1:", "llama3.2:", "llama3.3:",
         ],
         summary: "Llama 3.1 / 3.2 / 3.3: {\"name\", \"parameters\"} JSON as the whole answer or after <|python_tag|>, ';' between calls",
         sample: "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}; {\"name\": \"get_time\", \"parameters\": {\"tz\": \"Europe/Paris\"}}<|eom_id|>",
@@ -206,7 +208,7 @@ parser_core::inventory::submit! {
         name: "llama4",
         family: "llama",
         aliases: &["llama4_pythonic", "pythonic", "llama-4"],
-        models: &["llama-4-scout", "llama-4-maverick"],
+        models: &["llama-4-scout", "llama-4-maverick", "llama4:"],
         summary: "Llama 4: [f(a=1), g(b=\"x\")] Python calls at the start of the answer or in <|python_start|>…<|python_end|>, arguments converted to JSON",
         sample: "<|python_start|>[get_weather(city=\"Paris\", days=3), get_time(tz='Europe/Paris')]<|python_end|><|eom|>",
         sample_prompt_tail: "<|header_start|>user<|header_end|>\n\nWeather and time in Paris?<|eot|><|header_start|>assistant<|header_end|>\n\n",

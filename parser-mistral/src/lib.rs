@@ -294,7 +294,9 @@ parser_core::inventory::submit! {
         models: &[
             "mistral-7b-instruct-v0.3", "mistral-nemo", "mixtral-8x22b-instruct", "mistral-small-24b",
             "mistral-small-3.1", "mistral-small-instruct-2409", "mistral-large-instruct", "devstral-small-2505",
-            "codestral", "pixtral", "ministral-8b",
+            "codestral", "pixtral", "ministral-8b", "mixtral",
+            // Ollama's library names, tag included (`mistral:7b` is Mistral-7B-Instruct-v0.3).
+            "mistral:", "mistral-small:", "mistral-large:",
         ],
         summary: "Mistral v0.3 / Nemo: [TOOL_CALLS] [{\"name\", \"arguments\", \"id\"}] arrays, the 9-character ids byte-exact",
         sample: "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}, \"id\": \"aB3dE5gH7\"}, {\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\"}, \"id\": \"Zx9Yw8Vu7\"}]</s>",

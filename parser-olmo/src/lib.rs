@@ -111,7 +111,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "olmo3",
         family: "olmo",
-        aliases: &["olmo-3", "olmo3-instruct"],
+        aliases: &["olmo3-instruct", "olmo3.1"],
         models: &["olmo-3", "olmo-3-7b-instruct", "olmo-3.1-32b-instruct"],
         summary: "Olmo 3 Instruct: <function_calls> with one Python call per line",
         sample: "Let me check.<function_calls>\nget_weather(city='Paris', days=3)\nget_time(tz='Europe/Paris')\n</function_calls><|im_end|>",
@@ -125,7 +125,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "olmo3-think",
         family: "olmo",
-        aliases: &["olmo3_think"],
+        aliases: &["olmo3-32b-think"],
         models: &["olmo-3-7b-think", "olmo-3-32b-think", "olmo-3.1-32b-think"],
         summary: "Olmo 3 Think: <think> opened by the prompt, <function_calls> Python calls",
         sample: "The user wants the weather.</think>Let me check.<function_calls>\nget_weather(city='Paris')\n</function_calls><|im_end|>",

@@ -90,7 +90,7 @@ parser_core::inventory::submit! {
         name: "phi4-mini",
         family: "phi",
         aliases: &["phi4_mini_json"],
-        models: &["phi-4-mini-instruct"],
+        models: &["phi-4-mini-instruct", "phi4-mini:"],
         summary: "Phi-4-mini: `functools[{name, arguments}]` calls",
         sample: "Let me check.functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]<|end|>",
         sample_prompt_tail: "<|user|>Weather in Paris?<|end|><|assistant|>",

@@ -257,7 +257,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3",
         family: "qwen",
-        aliases: &["qwen", "qwen3_json", "qwen3-hybrid"],
+        aliases: &["qwen", "qwen3_json", "qwen3-hybrid", "xiaomi_mimo"],
         models: &["qwen", "qwen3"],
         summary: "Qwen3 (hybrid thinking): <think> by the model, the prompt or enable_thinking; Hermes-style calls",
         sample: "<think>\nThe user wants the weather in two cities; one call each.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"北京\"}}\n</tool_call><|im_end|>",
@@ -271,7 +271,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3-thinking",
         family: "qwen",
-        aliases: &["qwq", "qwen3-thinking-2507", "qwen3_thinking_2507"],
+        aliases: &["qwq", "qwen3-thinking-2507", "qwen3_thinking_2507", "qwen3-vl-thinking", "holo2"],
         models: THINKING_MODELS,
         summary: "QwQ / Qwen3-*-Thinking-2507: <think> forced open by the prompt, Hermes-style calls",
         sample: "The user wants to find files; I should search.\n</think>\n\nLet me search.\n<tool_call>\n{\"name\": \"search_files\", \"arguments\": {\"pattern\": \"*.rs\", \"max_results\": 10}}\n</tool_call>",
@@ -285,7 +285,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3-instruct-2507",
         family: "qwen",
-        aliases: &["qwen3_instruct_2507", "qwen3-instruct"],
+        aliases: &["qwen3_instruct_2507", "qwen3-instruct", "qwen3-vl-instruct"],
         models: INSTRUCT_MODELS,
         summary: "Qwen3-*-Instruct-2507: no reasoning, Hermes-style calls",
         sample: "Let me look that up.\n<tool_call>\n{\"name\": \"search\", \"arguments\": \"{\\\"query\\\": \\\"Qwen3 release date\\\"}\"}\n</tool_call>",
@@ -299,7 +299,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3-coder",
         family: "qwen",
-        aliases: &["qwen3_coder", "qwen3_xml", "qwen_xml", "qwen3-coder-xml"],
+        aliases: &["qwen3_coder", "qwen3_xml", "qwen_xml", "qwen3-coder-xml", "qwen_coder", "nanbeige"],
         models: &["qwen3-coder"],
         summary: "Qwen3-Coder: <think> as Qwen3, <tool_call><function=NAME><parameter=KEY>… XML calls typed by the tool schema",
         sample: "I'll list the directory first.\n<tool_call>\n<function=run_shell>\n<parameter=command>\nls -la \"/tmp/my dir\"\n</parameter>\n<parameter=timeout>\n30\n</parameter>\n</function>\n</tool_call>",
@@ -313,7 +313,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "qwen3.5",
         family: "qwen",
-        aliases: &["qwen35", "qwen3_5"],
+        aliases: &["qwen35", "qwen3_5", "qwen3.8", "ornith"],
         models: &["qwen3.5", "qwen3.6"],
         summary: "Qwen3.5: <think> forced open by default, XML calls typed by the tool schema",
         sample: "The user wants the weather in Tokyo.\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",

@@ -171,7 +171,7 @@ parser_core::inventory::submit! {
     ParserEntry {
         name: "step-3.5",
         family: "stepfun",
-        aliases: &["step3p5", "step3.5", "step-3.5-flash"],
+        aliases: &["step3p5", "step3.5", "step-3.5-flash", "step5"],
         models: &["step-3.5"],
         summary: "Step-3.5-Flash: <think> forced open by the prompt, Qwen3-Coder XML calls typed by the tool schema",
         sample: "The user wants the weather in Paris.\n</think>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
