@@ -99,7 +99,7 @@ pub enum Family {
     /// The generic parser the differential analyzer builds from a chat template
     /// (`parser_auto::prepare` on templates of `templates/`).
     Generic,
-    /// The families written as data (Hermes, MiniMax-M2, Seed-OSS, Granite, Nemotron: specs run by the
+    /// The families written as data (Hermes, MiniMax-M2, Seed-OSS, Granite, Nemotron, ERNIE, Hunyuan, LongCat: specs run by the
     /// generic engine), seeded from their corpus cases.
     Data,
 }
@@ -146,7 +146,7 @@ impl Family {
             "llama" => Family::Llama,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
-            | "internlm" | "jamba" | "olmo" => Family::Data,
+            | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" => Family::Data,
             _ => return None,
         })
     }

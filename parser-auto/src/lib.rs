@@ -67,6 +67,9 @@
 //! - `internlm` (default): internlm2, from `parser-internlm` (a family as data).
 //! - `jamba` (default): jamba, from `parser-jamba` (a family as data).
 //! - `olmo` (default): olmo3, olmo3-think, from `parser-olmo` (a family as data).
+//! - `ernie` (default): Baidu ERNIE-4.5 / 4.5-Thinking / VL (`<think>`, `<response>`, `<tool_call>` JSON calls), written as data, from `parser-ernie`.
+//! - `hunyuan` (default): Tencent Hunyuan-A13B (`<think>`, `<answer>`, `<tool_calls>` JSON lists) and Hy3 (`<tool_sep>` tagged calls), written as data, from `parser-hunyuan`.
+//! - `longcat` (default): Meituan LongCat-Flash Chat / Thinking (`<longcat_think>`, `<longcat_tool_call>` JSON calls), written as data, from `parser-longcat`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -208,9 +211,20 @@ pub use parser_internlm as internlm;
 #[cfg(feature = "jamba")]
 pub use parser_jamba as jamba;
 
+/// The Baidu ERNIE-4.5 family (feature `ernie`).
+#[cfg(feature = "ernie")]
+pub use parser_ernie as ernie;
 /// The Olmo family (feature `olmo`).
 #[cfg(feature = "olmo")]
 pub use parser_olmo as olmo;
+
+/// The Tencent Hunyuan-A13B family (feature `hunyuan`).
+#[cfg(feature = "hunyuan")]
+pub use parser_hunyuan as hunyuan;
+
+/// The Meituan LongCat-Flash family (feature `longcat`).
+#[cfg(feature = "longcat")]
+pub use parser_longcat as longcat;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -362,8 +376,8 @@ fn signature_entry(source: &str) -> Option<&'static str> {
 }
 
 /// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
-/// Apertus, firefunction, Gemma, Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3), each by markers no other
-/// family's template writes. Only the families
+/// Apertus, firefunction, Gemma, Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3, Hunyuan-A13B, LongCat), each
+/// by markers no other family's template writes. Only the families
 /// compiled in are named (the caller falls back to the analyzer otherwise).
 fn data_family_signature(source: &str) -> Option<&'static str> {
     let has = |marker: &str| source.contains(marker);
@@ -402,6 +416,11 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
     } else if has("<function_calls>") && has("pythonic function call") {
         // Olmo 3 Instruct's template (the Think models' prompt opens <think>: by model name).
         "olmo3"
+    } else if has("<tool_calls>") && has("<|extra_0|>") {
+        // Hunyuan-A13B: a `<tool_calls>` list in turns that end in `<|extra_0|>`.
+        "hunyuan-a13b"
+    } else if has("<longcat_tool_call>") {
+        "longcat"
     } else {
         return None;
     };
@@ -896,5 +915,11 @@ pub fn enabled_families() -> &'static [&'static str] {
         "jamba",
         #[cfg(feature = "olmo")]
         "olmo",
+        #[cfg(feature = "ernie")]
+        "ernie",
+        #[cfg(feature = "hunyuan")]
+        "hunyuan",
+        #[cfg(feature = "longcat")]
+        "longcat",
     ]
 }

@@ -423,7 +423,7 @@ fn wrong_outputs_are_refused() {
         check(&none, &one, false, "a call with tool_choice none");
         checked += 1;
     }
-    assert_eq!(checked, 43);
+    assert_eq!(checked, 44);
 }
 
 /// Samples 200 outputs per covered template, over its generation prompts (thinking on and, with a

@@ -169,6 +169,11 @@ const MANIFEST_CLASSES: &[(&str, &str, &str)] = &[
         "JSON_NATIVE",
         "NONE",
     ),
+    (
+        "tencent-Hunyuan-A13B-Instruct.jinja",
+        "JSON_NATIVE",
+        "TAG_BASED",
+    ),
 ];
 
 /// Where the analysis disagrees with the manifest: (file, field, what the analysis finds, why).
