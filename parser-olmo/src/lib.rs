@@ -30,9 +30,9 @@
 //! crate is data: a [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`].
 //!
 //! # Grammar
-//! The generic grammar builder does not describe Python calls yet
-//! ([`parser_generic::constraint::NotDescribed`]), so these parsers register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entries are added from the same spec.
+//! The generic grammar builder's Python-call grammar writes LFM2's `[f(…), g(…)]` list inside the
+//! section, not Olmo's one call per line, so these parsers register no `ConstraintEntry` yet: a grammar
+//! would hold the model to a shape it was not trained on (the family's grammar test says so).
 //!
 //! ```
 //! use parser_core::ParseOptions;
