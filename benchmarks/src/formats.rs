@@ -569,6 +569,89 @@ pub static LONGCAT: Format = Format {
     long_argument: longcat_long_argument,
 };
 
+/// Phi-4-mini (`phi4-mini`): no reasoning, `functools[{"name", "arguments"}, …]` (a family as data).
+pub static PHI4_MINI: Format = Format {
+    key: "phi4-mini",
+    name: "Phi-4-mini (data)",
+    model: "microsoft/Phi-4-mini-instruct",
+    output_tail: None,
+    long_argument_model: "microsoft/Phi-4-mini-instruct",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: true,
+    prose_end: "functools",
+    template: None,
+    output: phi4_mini_output,
+    long_argument: phi4_mini_long_argument,
+};
+
+/// xLAM (`xlam`): no reasoning here, the call array in `<tool_call>` after content (a family as data).
+pub static XLAM: Format = Format {
+    key: "xlam",
+    name: "xLAM (data)",
+    model: "Salesforce/xLAM-2-3b-fc-r",
+    output_tail: Some(CHATML_TAIL),
+    long_argument_model: "Salesforce/xLAM-2-3b-fc-r",
+    long_argument_tail: Some(CHATML_TAIL),
+    reasoning: false,
+    json_arguments: true,
+    prose_end: TOOL_CALL_OPEN,
+    template: None,
+    output: xlam_output,
+    long_argument: xlam_long_argument,
+};
+
+/// InternLM2.5 (`internlm2`): no reasoning, one `<|action_start|><|plugin|>` block per call (a family
+/// as data).
+pub static INTERNLM: Format = Format {
+    key: "internlm2",
+    name: "InternLM2.5 (data)",
+    model: "internlm/internlm2_5-7b-chat",
+    output_tail: Some(CHATML_TAIL),
+    long_argument_model: "internlm/internlm2_5-7b-chat",
+    long_argument_tail: Some(CHATML_TAIL),
+    reasoning: false,
+    json_arguments: true,
+    prose_end: INTERNLM_ACTION,
+    template: None,
+    output: internlm_output,
+    long_argument: internlm_long_argument,
+};
+
+/// Jamba (`jamba`): no reasoning, `<tool_calls>[…]</tool_calls>` (a family as data).
+pub static JAMBA: Format = Format {
+    key: "jamba",
+    name: "Jamba (data)",
+    model: "ai21labs/AI21-Jamba-Mini-1.7",
+    output_tail: None,
+    long_argument_model: "ai21labs/AI21-Jamba-Mini-1.7",
+    long_argument_tail: None,
+    reasoning: false,
+    json_arguments: true,
+    prose_end: "<tool_calls>",
+    template: None,
+    output: jamba_output,
+    long_argument: jamba_long_argument,
+};
+
+/// Olmo 3 Think (`olmo3-think`): `<think>` opened by the prompt, then `<function_calls>` with one
+/// Python call per line (a family as data). The calls write every value as a string, so the arguments
+/// the parser converts are the string arguments; the long argument goes to Olmo 3 Instruct.
+pub static OLMO: Format = Format {
+    key: "olmo3-think",
+    name: "Olmo 3 Think (data)",
+    model: "allenai/Olmo-3-7B-Think",
+    output_tail: Some(OLMO_THINK_TAIL),
+    long_argument_model: "allenai/Olmo-3-7B-Instruct",
+    long_argument_tail: Some(CHATML_TAIL),
+    reasoning: true,
+    json_arguments: false,
+    prose_end: THINK_END,
+    template: None,
+    output: olmo_output,
+    long_argument: olmo_long_argument,
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -593,6 +676,11 @@ pub static FORMATS: &[&Format] = &[
     &ERNIE,
     &HUNYUAN,
     &LONGCAT,
+    &PHI4_MINI,
+    &XLAM,
+    &INTERNLM,
+    &JAMBA,
+    &OLMO,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
@@ -1625,6 +1713,164 @@ pub fn longcat_long_argument(arg_bytes: usize) -> LongArgument {
     json_long_argument(arg_bytes, |arguments| longcat_call("write_file", arguments))
 }
 
+const CHATML_TAIL: &str = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
+const OLMO_THINK_TAIL: &str = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>";
+const INTERNLM_ACTION: &str = "<|action_start|><|plugin|>";
+
+/// A Phi-4-mini output: content, then `functools[…]` with three calls.
+pub fn phi4_mini_output(total_bytes: usize) -> String {
+    let calls = format!("functools{}", name_arguments_array(CALLS));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Phi-4-mini `write_file` call with a long JSON string argument.
+pub fn phi4_mini_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("functools[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]")
+    })
+}
+
+/// An xLAM output: content, then the call array inside `<tool_call>…</tool_call>`.
+pub fn xlam_output(total_bytes: usize) -> String {
+    let calls = format!(
+        "{TOOL_CALL_OPEN}{}{TOOL_CALL_CLOSE}",
+        name_arguments_array(CALLS)
+    );
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One xLAM `write_file` call with a long JSON string argument: the bare array the template asks for.
+pub fn xlam_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!("[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]")
+    })
+}
+
+/// An InternLM2.5 output: content, then three `<|action_start|><|plugin|>\n{…}<|action_end|>` blocks.
+pub fn internlm_output(total_bytes: usize) -> String {
+    let calls: String = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "{INTERNLM_ACTION}\n{{\"name\": \"{}\", \"parameters\": {}}}<|action_end|>",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One InternLM2.5 `write_file` call with a long JSON string argument.
+pub fn internlm_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "{INTERNLM_ACTION}\n{{\"name\": \"write_file\", \"parameters\": {arguments}}}<|action_end|>"
+        )
+    })
+}
+
+/// A Jamba output: content, then `<tool_calls>[…]</tool_calls><|eom|>`.
+pub fn jamba_output(total_bytes: usize) -> String {
+    let calls = format!(
+        "<tool_calls>{}</tool_calls><|eom|>",
+        name_arguments_array(CALLS)
+    );
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: None,
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Jamba `write_file` call with a long JSON string argument.
+pub fn jamba_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]</tool_calls>"
+        )
+    })
+}
+
+/// One Python call with every value a double-quoted string (JSON's escapes are Python's).
+fn python_call(name: &str, params: &[(&str, &str)]) -> String {
+    let args: Vec<String> = params
+        .iter()
+        .map(|(key, value)| {
+            let mut quoted = String::from("\"");
+            json_escape_into(value, &mut quoted);
+            quoted.push('"');
+            format!("{key}={quoted}")
+        })
+        .collect();
+    format!("{name}({})", args.join(", "))
+}
+
+/// An Olmo 3 Think output: reasoning (the prompt opened `<think>`), content, then `<function_calls>`
+/// with one Python call per line.
+pub fn olmo_output(total_bytes: usize) -> String {
+    let lines: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            let params: Vec<(&str, &str)> = call
+                .params
+                .iter()
+                .map(|(key, value)| match value {
+                    Value::Str(s) | Value::Num(s) => (*key, *s),
+                })
+                .collect();
+            python_call(call.name, &params)
+        })
+        .collect();
+    let calls = format!("<function_calls>\n{}\n</function_calls>", lines.join("\n"));
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", THINK_END)),
+            content_end: "",
+            calls: &calls,
+        },
+    )
+}
+
+/// One Olmo 3 `write_file` call with a long string argument, a Python string literal.
+pub fn olmo_long_argument(arg_bytes: usize) -> LongArgument {
+    let content = file_text(arg_bytes, true);
+    let call = python_call(
+        "write_file",
+        &[("path", LONG_ARGUMENT_PATH), ("content", &content)],
+    );
+    LongArgument {
+        output: format!("<function_calls>\n{call}\n</function_calls>"),
+        content,
+        arguments: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1745,6 +1991,20 @@ mod tests {
                 ("<longcat_tool_call>", 3),
                 ("</longcat_tool_call>", 3),
             ],
+            "phi4-mini" => &[("functools[", 1), ("\"name\"", 3)],
+            "xlam" => &[(TOOL_CALL_OPEN, 1), (TOOL_CALL_CLOSE, 1), ("\"name\"", 3)],
+            "internlm2" => &[
+                (INTERNLM_ACTION, 3),
+                ("<|action_end|>", 3),
+                ("\"parameters\"", 3),
+            ],
+            "jamba" => &[("<tool_calls>", 1), ("</tool_calls>", 1), ("\"name\"", 3)],
+            "olmo3-think" => &[
+                ("<think>", 0),
+                (THINK_END, 1),
+                ("<function_calls>", 1),
+                ("</function_calls>", 1),
+            ],
             // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
             // a family with generators of its own adds an arm above.
             _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),
@@ -1814,6 +2074,11 @@ mod tests {
                         assert!(!format.json_arguments);
                         let framed = match format.key {
                             "glm" => format!("<arg_value>{}</arg_value>", long.content),
+                            "olmo3-think" => {
+                                let mut quoted = String::from("content=\"");
+                                json_escape_into(&long.content, &mut quoted);
+                                quoted + "\")"
+                            }
                             _ => format!("<parameter=content>\n{}\n</parameter>", long.content),
                         };
                         assert!(long.output.contains(&framed));

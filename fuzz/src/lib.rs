@@ -145,8 +145,8 @@ impl Family {
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
             "generic" | "template" => Family::Generic,
-            "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "ernie"
-            | "hunyuan" | "longcat" => Family::Data,
+            "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
+            | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" => Family::Data,
             _ => return None,
         })
     }

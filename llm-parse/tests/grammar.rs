@@ -270,8 +270,9 @@ fn parsers_without_a_grammar_say_so() {
             None => user_error(&output, "has no constrained-decoding grammar yet"),
         }
     }
-    // Every registered parser has one.
-    assert_eq!(without, Vec::<&str>::new());
+    // Every registered parser has one, except Olmo 3's: the Python-call grammar writes LFM2's `[…]`
+    // list, Olmo 3 one call per line (parser-olmo's docs and grammar test).
+    assert_eq!(without, ["olmo3", "olmo3-think"]);
 }
 
 #[test]

@@ -62,6 +62,11 @@
 //! - `seed` (default): ByteDance Seed-OSS (`<seed:think>`, `<seed:tool_call>` XML calls), written as data, from `parser-seed`.
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
+//! - `phi` (default): phi4-mini, from `parser-phi` (a family as data).
+//! - `xlam` (default): xlam, from `parser-xlam` (a family as data).
+//! - `internlm` (default): internlm2, from `parser-internlm` (a family as data).
+//! - `jamba` (default): jamba, from `parser-jamba` (a family as data).
+//! - `olmo` (default): olmo3, olmo3-think, from `parser-olmo` (a family as data).
 //! - `ernie` (default): Baidu ERNIE-4.5 / 4.5-Thinking / VL (`<think>`, `<response>`, `<tool_call>` JSON calls), written as data, from `parser-ernie`.
 //! - `hunyuan` (default): Tencent Hunyuan-A13B (`<think>`, `<answer>`, `<tool_calls>` JSON lists) and Hy3 (`<tool_sep>` tagged calls), written as data, from `parser-hunyuan`.
 //! - `longcat` (default): Meituan LongCat-Flash Chat / Thinking (`<longcat_think>`, `<longcat_tool_call>` JSON calls), written as data, from `parser-longcat`.
@@ -190,9 +195,28 @@ pub use parser_granite as granite;
 #[cfg_attr(docsrs, doc(cfg(feature = "nemotron")))]
 pub use parser_nemotron as nemotron;
 
+/// The Phi family (feature `phi`).
+#[cfg(feature = "phi")]
+pub use parser_phi as phi;
+
+/// The xLAM family (feature `xlam`).
+#[cfg(feature = "xlam")]
+pub use parser_xlam as xlam;
+
+/// The InternLM family (feature `internlm`).
+#[cfg(feature = "internlm")]
+pub use parser_internlm as internlm;
+
+/// The Jamba family (feature `jamba`).
+#[cfg(feature = "jamba")]
+pub use parser_jamba as jamba;
+
 /// The Baidu ERNIE-4.5 family (feature `ernie`).
 #[cfg(feature = "ernie")]
 pub use parser_ernie as ernie;
+/// The Olmo family (feature `olmo`).
+#[cfg(feature = "olmo")]
+pub use parser_olmo as olmo;
 
 /// The Tencent Hunyuan-A13B family (feature `hunyuan`).
 #[cfg(feature = "hunyuan")]
@@ -352,8 +376,8 @@ fn signature_entry(source: &str) -> Option<&'static str> {
 }
 
 /// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
-/// Apertus, firefunction, Gemma, Hunyuan-A13B, LongCat), each by markers no other family's template
-/// writes. Only the families
+/// Apertus, firefunction, Gemma, Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3, Hunyuan-A13B, LongCat), each
+/// by markers no other family's template writes. Only the families
 /// compiled in are named (the caller falls back to the analyzer otherwise).
 fn data_family_signature(source: &str) -> Option<&'static str> {
     let has = |marker: &str| source.contains(marker);
@@ -376,10 +400,22 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "functionary-v3.2"
     } else if has("<|tools_prefix|>") {
         "apertus"
+    } else if has("functools[") && has("<|assistant|>") && !llama3 {
+        // Phi-4-mini's turns (`<|assistant|>`), not firefunction's Llama 3 headers.
+        "phi4-mini"
     } else if has("functools[") {
         "firefunction-v2"
     } else if has("<start_of_turn>") && !has("function_call") && !has("tool_call") {
         "gemma"
+    } else if has("Salesforce xLAM") {
+        "xlam"
+    } else if has("<|action_start|><|plugin|>") {
+        "internlm2"
+    } else if has("<|bom|>") && has("<tool_calls>") {
+        "jamba"
+    } else if has("<function_calls>") && has("pythonic function call") {
+        // Olmo 3 Instruct's template (the Think models' prompt opens <think>: by model name).
+        "olmo3"
     } else if has("<tool_calls>") && has("<|extra_0|>") {
         // Hunyuan-A13B: a `<tool_calls>` list in turns that end in `<|extra_0|>`.
         "hunyuan-a13b"
@@ -869,6 +905,16 @@ pub fn enabled_families() -> &'static [&'static str] {
         "minimax",
         #[cfg(feature = "hermes")]
         "hermes",
+        #[cfg(feature = "phi")]
+        "phi",
+        #[cfg(feature = "xlam")]
+        "xlam",
+        #[cfg(feature = "internlm")]
+        "internlm",
+        #[cfg(feature = "jamba")]
+        "jamba",
+        #[cfg(feature = "olmo")]
+        "olmo",
         #[cfg(feature = "ernie")]
         "ernie",
         #[cfg(feature = "hunyuan")]

@@ -62,6 +62,11 @@ fn data_parsers() -> Vec<&'static DataParser> {
     all.extend(parser_auto::apertus::data_parsers());
     all.extend(parser_auto::fireworks::data_parsers());
     all.extend(parser_auto::gemma::data_parsers());
+    all.extend(parser_auto::phi::data_parsers());
+    all.extend(parser_auto::xlam::data_parsers());
+    all.extend(parser_auto::internlm::data_parsers());
+    all.extend(parser_auto::jamba::data_parsers());
+    all.extend(parser_auto::olmo::data_parsers());
     all
 }
 
@@ -90,6 +95,11 @@ const TEMPLATES: &[(&str, &str)] = &[
         "firefunction-v2",
     ),
     ("google-gemma-2-2b-it.jinja", "gemma"),
+    ("vllm-tool_chat_template_phi4_mini.jinja", "phi4-mini"),
+    ("vllm-tool_chat_template_xlam_qwen.jinja", "xlam"),
+    ("vllm-tool_chat_template_internlm2_tool.jinja", "internlm2"),
+    ("ai21labs-AI21-Jamba-Mini-1.7.jinja", "jamba"),
+    ("vllm-tool_chat_template_olmo3.jinja", "olmo3"),
 ];
 
 /// Where a spec differs from its template's analysis: template, field, and why.
@@ -148,6 +158,66 @@ const DIFFERENCES: &[(&str, &str, &str)] = &[
         "google-gemma-2-2b-it.jinja",
         "call_closers",
         "Gemma 2's template renders no tools: calls are prompt-based, in Google's ```tool_code format",
+    ),
+    (
+        "vllm-tool_chat_template_phi4_mini.jinja",
+        "call_openers",
+        "vLLM's example template writes a past call back as bare JSON under <|assistant|>, without the functools marker its own instructions (and vLLM's phi4_mini_json parser) ask the model for; the spec reads the functools array the model writes",
+    ),
+    (
+        "vllm-tool_chat_template_phi4_mini.jinja",
+        "array_wrapped",
+        "vLLM's example template writes a past call back as bare JSON under <|assistant|>, without the functools marker its own instructions (and vLLM's phi4_mini_json parser) ask the model for; the spec reads the functools array the model writes",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "reasoning",
+        "the template renders no reasoning; the spec reads a <think> block that opens the output, as vLLM's xlam parser does",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "reasoning_start",
+        "the template renders no reasoning; the spec reads a <think> block that opens the output, as vLLM's xlam parser does",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "reasoning_end",
+        "the template renders no reasoning; the spec reads a <think> block that opens the output, as vLLM's xlam parser does",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "call_openers",
+        "the template writes calls as a bare array only; the spec also reads the array inside <tool_call> (vLLM's xlam fallback, a token of the Qwen2.5-based models), the marker the grammar is built on",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "call_closers",
+        "the template writes calls as a bare array only; the spec also reads the array inside <tool_call> (vLLM's xlam fallback, a token of the Qwen2.5-based models), the marker the grammar is built on",
+    ),
+    (
+        "vllm-tool_chat_template_internlm2_tool.jinja",
+        "call_openers",
+        "the opener is two tokens, which the spec reads as two markers so that a space between them (a detokenizer spacing special tokens, as SGLang and lmdeploy match it) is framing",
+    ),
+    (
+        "vllm-tool_chat_template_internlm2_tool.jinja",
+        "args_field",
+        "vLLM's example template writes past calls with \"arguments\"; InternLM2.5 was trained on \"parameters\" (the key vLLM's internlm parser reads first); the parser reads both",
+    ),
+    (
+        "vllm-tool_chat_template_olmo3.jinja",
+        "tools",
+        "the analyzer has no probe for Python calls one per line without a list, and reads the rendered call as tagged markup; the spec is vLLM's olmo3 format",
+    ),
+    (
+        "vllm-tool_chat_template_olmo3.jinja",
+        "call_closers",
+        "the analyzer has no probe for Python calls one per line without a list, and reads the rendered call as tagged markup; the spec is vLLM's olmo3 format",
+    ),
+    (
+        "vllm-tool_chat_template_olmo3.jinja",
+        "func_name_suffix",
+        "the analyzer has no probe for Python calls one per line without a list, and reads the rendered call as tagged markup; the spec is vLLM's olmo3 format",
     ),
 ];
 

@@ -202,6 +202,23 @@ type Call = (&'static str, &'static str, bool);
     None,
     vec![("f", r#"{"a": 1}"#, true)]
 )]
+// Inside an opened section, calls may follow each other without a list (Olmo 3 writes one per
+// line); a line that is no call ends the block.
+#[case::calls_on_lines_without_brackets(
+    "<|tool_call_start|>\nf(a=1)\ng(b='2')\n<|tool_call_end|>",
+    None,
+    vec![("f", r#"{"a": 1}"#, true), ("g", r#"{"b": "2"}"#, true)]
+)]
+#[case::text_line_after_call_ends_block(
+    "<|tool_call_start|>f(a=1)\nthat is all",
+    Some("\nthat is all"),
+    vec![("f", r#"{"a": 1}"#, true)]
+)]
+#[case::text_after_closed_section_is_content(
+    "<|tool_call_start|>f(a=1)<|tool_call_end|>\ng(b=2)",
+    Some("\ng(b=2)"),
+    vec![("f", r#"{"a": 1}"#, true)]
+)]
 #[case::truncated_in_arguments(
     "<|tool_call_start|>[special_function(arg1=",
     None,

@@ -177,6 +177,15 @@ fn names_and_aliases_are_unique() {
 #[case("granite3.3:8b", "granite")]
 #[case("granite4:micro-h", "granite-4")]
 #[case("nemotron-3-nano:30b", "nemotron-3-nano")]
+#[case("microsoft/Phi-4-mini-instruct", "phi4-mini")]
+#[case("Salesforce/Llama-xLAM-2-8B-fc-r", "xlam")]
+#[case("Salesforce/xLAM-2-32b-fc-r", "xlam")]
+#[case("internlm/internlm2_5-7b-chat", "internlm2")]
+#[case("ai21labs/AI21-Jamba-Mini-1.7", "jamba")]
+#[case("allenai/Olmo-3-7B-Instruct", "olmo3")]
+#[case("allenai/Olmo-3-32B-Think", "olmo3-think")]
+#[case("phi4-mini:3.8b", "phi4-mini")]
+#[case("internlm2:7b", "internlm2")]
 fn models_resolve_to_the_most_specific_parser(#[case] model: &str, #[case] parser: &str) {
     let entry = parser_auto::entry_for_model(model).unwrap();
     assert_eq!(entry.name, parser, "{model}");
@@ -250,6 +259,12 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("nemotron_v3", "nemotron-3-nano")]
 #[case("nemotron-3-nano", "nemotron-3-nano")]
 #[case("nemotron_nano_v2", "nemotron-nano-v2")]
+#[case("phi4_mini_json", "phi4-mini")]
+#[case("xlam", "xlam")]
+#[case("internlm", "internlm2")]
+#[case("jamba", "jamba")]
+#[case("olmo3", "olmo3")]
+#[case("olmo3-think", "olmo3-think")]
 #[case("ernie45", "ernie-4.5")]
 #[case("ernie-x1", "ernie-4.5")]
 #[case("hunyuan_a13b", "hunyuan-a13b")]

@@ -152,6 +152,23 @@ const MANIFEST_CLASSES: &[(&str, &str, &str)] = &[
         "NONE",
     ),
     ("upstage-Solar-Open-100B.jinja", "JSON_NATIVE", "TAG_BASED"),
+    ("ai21labs-AI21-Jamba-Mini-1.7.jinja", "JSON_NATIVE", "NONE"),
+    (
+        "vllm-tool_chat_template_internlm2_tool.jinja",
+        "JSON_NATIVE",
+        "NONE",
+    ),
+    ("vllm-tool_chat_template_olmo3.jinja", "PYTHONIC", "NONE"),
+    (
+        "vllm-tool_chat_template_phi4_mini.jinja",
+        "JSON_NATIVE",
+        "NONE",
+    ),
+    (
+        "vllm-tool_chat_template_xlam_qwen.jinja",
+        "JSON_NATIVE",
+        "NONE",
+    ),
     (
         "tencent-Hunyuan-A13B-Instruct.jinja",
         "JSON_NATIVE",
@@ -192,6 +209,14 @@ const DISAGREEMENTS: &[(&str, &str, &str, &str)] = &[
         "the manifest's `<|tool_calls|>` JSON section is loose: the template writes \
          `<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{json}<|tool_call:end|>`, a name \
          in markup with an id before it (call id PRE_FUNC_NAME)",
+    ),
+    (
+        "vllm-tool_chat_template_olmo3.jinja",
+        "tools",
+        "TAG_WITH_TAGGED",
+        "Olmo 3 writes Python calls one per line inside `<function_calls>`, without a list; the analyzer \
+         has no probe for that shape and reads the rendered call as tagged markup. The template routes \
+         to the olmo3 family by signature, whose spec is PYTHONIC",
     ),
 ];
 
@@ -240,7 +265,6 @@ fn transcription_follows_the_manifest_text() {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|name| name.ends_with(".jinja"))
         .collect();
-    assert_eq!(on_disk.len(), 48, "templates/ holds the 48 templates");
     assert_eq!(
         on_disk.iter().map(String::as_str).collect::<BTreeSet<_>>(),
         listed

@@ -166,7 +166,9 @@
 //! - `PYTHONIC`: `[NAME(KEY=VALUE, …), …]`, a Python list of calls with keyword arguments written as
 //!   Python literals, inside the section markers (LFM2's `<|tool_call_start|>…<|tool_call_end|>`) or,
 //!   without any marker, only at the very start of the answer (like a bare JSON call). A call is
-//!   committed at its complete name and `(`; the `[` is optional after a section marker. Its argument
+//!   committed at its complete name and `(`; the `[` is optional after a section marker, and inside an
+//!   opened section calls may follow each other without a list (Olmo 3's one call per line), up to the
+//!   first text that is no call. Its argument
 //!   text is read Python-aware (strings in either quote with escapes, nested brackets; markers inside a
 //!   string are text) up to the closing `)` and converted to a JSON object by
 //!   [`pythonic::kwargs_to_json`] (`True`/`False`/`None`, tuples as arrays, string escapes decoded).

@@ -16,6 +16,8 @@ pub(super) struct Syntax {
     pub format: ToolFormat,
     pub call_id: CallIdPosition,
     pub section_start: &'static str,
+    /// The end of the tool-call section (empty when none).
+    pub section_end: &'static str,
     pub per_call_start: &'static str,
     pub func_name_prefix: &'static str,
     pub func_name_suffix: &'static str,
@@ -255,6 +257,7 @@ impl Syntax {
             format,
             call_id,
             section_start,
+            section_end,
             per_call_start,
             func_name_prefix,
             func_name_suffix,

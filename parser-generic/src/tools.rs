@@ -83,6 +83,9 @@ struct Machine {
     py_spilled: bool,
     /// PYTHONIC: where the open call's arguments end.
     py: ArgsScanner,
+    /// PYTHONIC: the calls stand inside an opened section (`<function_calls>` … `</function_calls>`),
+    /// where calls may follow each other without a list (one per line, Olmo 3).
+    py_section: bool,
 }
 
 impl GenericToolParser {
@@ -111,6 +114,7 @@ impl GenericToolParser {
                 py_args: String::new(),
                 py_spilled: false,
                 py: ArgsScanner::default(),
+                py_section: false,
             },
         }
     }
@@ -250,6 +254,8 @@ impl Machine {
                     }
                     Ok(Head::Python { name, list, len }) => {
                         self.in_array = list;
+                        self.py_section =
+                            !s.section_start.is_empty() && rest.starts_with(s.section_start);
                         self.open_call(out, name, None);
                         pos += len;
                     }
@@ -268,8 +274,10 @@ impl Machine {
                         return pos;
                     }
                     Err(_) => {
-                        // Not a call after the comma: the list is over; the rest is content.
+                        // Not a call after the comma (or the line): the list is over; the rest is
+                        // content.
                         self.in_array = false;
+                        self.py_section = false;
                         self.state = State::Content;
                     }
                     Ok((name, len)) => {
@@ -483,6 +491,7 @@ impl Machine {
                     After::Content => {
                         // The block is over; whitespace and what follows are content.
                         self.in_array = false;
+                        self.py_section = false;
                         self.state = State::Content;
                     }
                 },
@@ -546,8 +555,17 @@ impl Machine {
                         None => After::Hold,
                     };
                 }
+                if marker == s.section_end {
+                    self.py_section = false;
+                }
                 return After::Skip(ws + len);
             }
+        }
+        if self.py_section && (first.is_ascii_alphabetic() || first == b'_') {
+            // Inside an open section, Python calls may follow each other without a list (one per
+            // line): the next call's name, or (if it is none) the end of the block.
+            // The whitespace stays unread: content if no call follows.
+            return After::Go(0, State::PyNext);
         }
         if s.format == ToolFormat::JsonNative && first == b'{' {
             // Another call object right after this one (no separator, or an unwrapped sequence).
