@@ -61,6 +61,7 @@
 //! - `granite` (default): IBM Granite 3.x (`<|tool_call|>` JSON lists, `<think>` / `<response>`), Granite 4.x, Granite-20B-FC, written as data, from `parser-granite`.
 //! - `seed` (default): ByteDance Seed-OSS (`<seed:think>`, `<seed:tool_call>` XML calls), written as data, from `parser-seed`.
 //! - `poolside` (default): Poolside Laguna (GLM-4.5 `<arg_key>` / `<arg_value>` calls), written as data, from `parser-poolside`.
+//! - `iquest` (default): IQuest Q1 (GLM-4.7 `<arg_key>` / `<arg_value>` calls in `<iquest_tool_call>`), written as data, from `parser-iquest`.
 //! - `ling` (default): inclusionAI Ling 3 (GLM `<arg_key>` / `<arg_value>` calls), written as data, from `parser-ling`.
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
@@ -169,6 +170,10 @@ pub use parser_gemma as gemma;
 #[cfg_attr(docsrs, doc(cfg(feature = "hermes")))]
 pub use parser_hermes as hermes;
 
+/// The iquest family (feature `iquest`).
+#[cfg(feature = "iquest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iquest")))]
+pub use parser_iquest as iquest;
 /// The ling family (feature `ling`).
 #[cfg(feature = "ling")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ling")))]
@@ -879,5 +884,7 @@ pub fn enabled_families() -> &'static [&'static str] {
         "poolside",
         #[cfg(feature = "ling")]
         "ling",
+        #[cfg(feature = "iquest")]
+        "iquest",
     ]
 }

@@ -1011,6 +1011,22 @@ pub(crate) fn properties(tool: &ToolSchema) -> Vec<(&str, &Value, bool)> {
         .unwrap_or_default()
 }
 
+/// A property's schema compiled on its own, with the definitions of the tool's parameters it may
+/// refer to (`{"$ref": "#/$defs/code"}` points into the parameters' root, which the property's own
+/// `%json` does not see): the root's `$defs` / `definitions` copied in where the property has none.
+fn with_root_definitions(mut schema: Value, root: &Value) -> Value {
+    if let Value::Object(object) = &mut schema {
+        for key in ["$defs", "definitions"] {
+            if let Some(definitions) = root.get(key)
+                && !object.contains_key(key)
+            {
+                object.insert(key.to_owned(), definitions.clone());
+            }
+        }
+    }
+    schema
+}
+
 /// What a raw value never contains: the value stops and the format's markers (not the closer, which
 /// ends it).
 pub(crate) fn value_stops(tags: &ParameterTags, markers: &[String]) -> Vec<String> {
@@ -1069,7 +1085,10 @@ fn parameter_rules(
             ValueForm::Json(schema) => items.extend([
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
-                Node::Json(Arc::new(schema.into_owned())),
+                Node::Json(Arc::new(with_root_definitions(
+                    schema.into_owned(),
+                    tool.parameters(),
+                ))),
                 Node::Ws,
                 close.clone(),
             ]),
