@@ -517,6 +517,58 @@ pub static NEMOTRON_3_NANO: Format = Format {
     ..QWEN3_CODER
 };
 
+/// ERNIE-4.5-21B-A3B-Thinking (`parser-ernie`, a spec run by the generic engine): reasoning opened by
+/// the prompt, closed by `</think>`, then Hermes-style `<tool_call>` JSON calls; the long argument goes
+/// through the model without thinking (`ernie-4.5-instruct`).
+pub static ERNIE: Format = Format {
+    key: "ernie-4.5",
+    name: "ERNIE-4.5 Thinking (data)",
+    model: "baidu/ERNIE-4.5-21B-A3B-Thinking",
+    output_tail: Some("User: Hi\nAssistant: <think>\n"),
+    long_argument_model: "baidu/ERNIE-4.5-21B-A3B-PT",
+    long_argument_tail: Some("User: Hi\nAssistant: "),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: THINK_END,
+    template: None,
+    output: ernie_output,
+    long_argument: qwen3_hermes_long_argument,
+};
+
+/// Hunyuan-A13B (`parser-hunyuan`, a spec run by the generic engine): `<think>` by the model, then
+/// `<answer>` with a `<tool_calls>[…]</tool_calls>` JSON list; the long argument with thinking off.
+pub static HUNYUAN: Format = Format {
+    key: "hunyuan-a13b",
+    name: "Hunyuan-A13B (data)",
+    model: "tencent/Hunyuan-A13B-Instruct",
+    output_tail: Some("用户：Hi<|extra_0|>"),
+    long_argument_model: "tencent/Hunyuan-A13B-Instruct",
+    long_argument_tail: Some("用户：Hi<|extra_0|><think>\n\n</think>\n"),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: THINK_END,
+    template: None,
+    output: hunyuan_output,
+    long_argument: hunyuan_long_argument,
+};
+
+/// LongCat-Flash-Thinking (`parser-longcat`, a spec run by the generic engine): `<longcat_think>` opened
+/// by the prompt, then `<longcat_tool_call>` JSON calls; the long argument through LongCat-Flash-Chat.
+pub static LONGCAT: Format = Format {
+    key: "longcat",
+    name: "LongCat-Flash (data)",
+    model: "meituan-longcat/LongCat-Flash-Thinking",
+    output_tail: Some("<longcat_user>Hi /think_on <longcat_assistant><longcat_think>\n"),
+    long_argument_model: "meituan-longcat/LongCat-Flash-Chat",
+    long_argument_tail: Some("[Round 0] USER:Hi ASSISTANT:"),
+    reasoning: true,
+    json_arguments: true,
+    prose_end: LONGCAT_THINK_END,
+    template: None,
+    output: longcat_output,
+    long_argument: longcat_long_argument,
+};
+
 // `cargo xtask new-family` inserts a family's `Format` above this line.
 
 /// Every format, DeepSeek V3.1 (the reference) first, the generic parsers last.
@@ -538,6 +590,9 @@ pub static FORMATS: &[&Format] = &[
     &FIREWORKS,
     &HERMES,
     &NEMOTRON_3_NANO,
+    &ERNIE,
+    &HUNYUAN,
+    &LONGCAT,
     // `cargo xtask new-family` inserts a family's entry above this line.
     &AUTO_QWEN3_HERMES,
     &AUTO_QWEN3_CODER,
@@ -1480,6 +1535,96 @@ pub fn llama3_long_argument(arg_bytes: usize) -> LongArgument {
     })
 }
 
+/// An ERNIE-4.5-Thinking output: reasoning (the prompt opened `<think>`), `\n</think>\n\n`, a little
+/// content, three Hermes-style calls.
+///
+/// ```text
+/// …reasoning…\n</think>\n\nHere is what I found…\n<tool_call>\n{"name": "get_weather", "arguments": {…}}\n</tool_call>\n…
+/// ```
+pub fn ernie_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| hermes_call(call.name, &json_arguments(call)))
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", "\n</think>\n\n")),
+            content_end: "\n",
+            calls: &calls.join("\n"),
+        },
+    )
+}
+
+/// A Hunyuan-A13B output: `<think>` reasoning, `<answer>`, a little content, one `<tool_calls>` list of
+/// three JSON calls, `</answer>`.
+///
+/// ```text
+/// <think>\n…reasoning…\n</think>\n<answer>\nHere is what I found…\n<tool_calls>[{"name": "get_weather", "arguments": {…}}, …]</tool_calls>\n</answer>
+/// ```
+pub fn hunyuan_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| {
+            format!(
+                "{{\"name\": \"{}\", \"arguments\": {}}}",
+                call.name,
+                json_arguments(call)
+            )
+        })
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("<think>\n", "\n</think>\n<answer>\n")),
+            content_end: "\n",
+            calls: &format!("<tool_calls>[{}]</tool_calls>\n</answer>", calls.join(", ")),
+        },
+    )
+}
+
+/// One Hunyuan-A13B `write_file` call with a long JSON argument, thinking off:
+/// `<answer>\n<tool_calls>[{"name": "write_file", "arguments": {…}}]</tool_calls>`.
+pub fn hunyuan_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| {
+        format!(
+            "<answer>\n<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {arguments}}}]</tool_calls>"
+        )
+    })
+}
+
+/// The end of LongCat's reasoning.
+const LONGCAT_THINK_END: &str = "</longcat_think>";
+
+/// A LongCat call: `<longcat_tool_call>{"name": …, "arguments": …}</longcat_tool_call>`.
+fn longcat_call(name: &str, arguments: &str) -> String {
+    format!(
+        "<longcat_tool_call>{{\"name\": \"{name}\", \"arguments\": {arguments}}}</longcat_tool_call>"
+    )
+}
+
+/// A LongCat-Flash-Thinking output: reasoning (the prompt opened `<longcat_think>`),
+/// `\n</longcat_think>\n`, a little content, three `<longcat_tool_call>` JSON calls.
+pub fn longcat_output(total_bytes: usize) -> String {
+    let calls: Vec<String> = CALLS
+        .iter()
+        .map(|call| longcat_call(call.name, &json_arguments(call)))
+        .collect();
+    build_output(
+        total_bytes,
+        &Layout {
+            reasoning: Some(("", "\n</longcat_think>\n")),
+            content_end: "\n",
+            calls: &calls.join("\n"),
+        },
+    )
+}
+
+/// One LongCat `write_file` call with a long JSON argument.
+pub fn longcat_long_argument(arg_bytes: usize) -> LongArgument {
+    json_long_argument(arg_bytes, |arguments| longcat_call("write_file", arguments))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1577,6 +1722,29 @@ mod tests {
                 ("<|tools_prefix|>", 1),
             ],
             "firefunction-v2" => &[(" functools[", 1), ("\"name\"", 3)],
+            // The prompt opened `<think>`.
+            "ernie-4.5" => &[
+                ("<think>", 0),
+                (THINK_END, 1),
+                (TOOL_CALL_OPEN, 3),
+                (TOOL_CALL_CLOSE, 3),
+            ],
+            "hunyuan-a13b" => &[
+                ("<think>", 1),
+                (THINK_END, 1),
+                ("<answer>", 1),
+                ("</answer>", 1),
+                ("<tool_calls>", 1),
+                ("</tool_calls>", 1),
+                ("{\"name\": ", 3),
+            ],
+            // The prompt opened `<longcat_think>`.
+            "longcat" => &[
+                ("<longcat_think>", 0),
+                (LONGCAT_THINK_END, 1),
+                ("<longcat_tool_call>", 3),
+                ("</longcat_tool_call>", 3),
+            ],
             // A `cargo xtask new-family` starter runs on the Qwen3 Hermes workloads (`..QWEN3_HERMES`);
             // a family with generators of its own adds an arm above.
             _ if format.output(2_000) == QWEN3_HERMES.output(2_000) => markers(&QWEN3_HERMES),

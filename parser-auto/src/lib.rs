@@ -65,6 +65,9 @@
 //! - `ling` (default): inclusionAI Ling 3 (GLM `<arg_key>` / `<arg_value>` calls), written as data, from `parser-ling`.
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
+//! - `ernie` (default): Baidu ERNIE-4.5 / 4.5-Thinking / VL (`<think>`, `<response>`, `<tool_call>` JSON calls), written as data, from `parser-ernie`.
+//! - `hunyuan` (default): Tencent Hunyuan-A13B (`<think>`, `<answer>`, `<tool_calls>` JSON lists) and Hy3 (`<tool_sep>` tagged calls), written as data, from `parser-hunyuan`.
+//! - `longcat` (default): Meituan LongCat-Flash Chat / Thinking (`<longcat_think>`, `<longcat_tool_call>` JSON calls), written as data, from `parser-longcat`.
 //!
 //! Each enabled family crate is referenced from here (`pub use parser_deepseek as deepseek`), which also
 //! makes sure the linker keeps its registrations: `inventory` silently drops a crate nothing references.
@@ -201,6 +204,18 @@ pub use parser_granite as granite;
 #[cfg(feature = "nemotron")]
 #[cfg_attr(docsrs, doc(cfg(feature = "nemotron")))]
 pub use parser_nemotron as nemotron;
+
+/// The Baidu ERNIE-4.5 family (feature `ernie`).
+#[cfg(feature = "ernie")]
+pub use parser_ernie as ernie;
+
+/// The Tencent Hunyuan-A13B family (feature `hunyuan`).
+#[cfg(feature = "hunyuan")]
+pub use parser_hunyuan as hunyuan;
+
+/// The Meituan LongCat-Flash family (feature `longcat`).
+#[cfg(feature = "longcat")]
+pub use parser_longcat as longcat;
 
 /// OpenAI's wire format (feature `openai`): chunk deltas, final messages, server-sent events.
 #[cfg(feature = "openai")]
@@ -355,7 +370,8 @@ fn signature_entry(source: &str) -> Option<&'static str> {
 }
 
 /// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
-/// Apertus, firefunction, Gemma), each by markers no other family's template writes. Only the families
+/// Apertus, firefunction, Gemma, Hunyuan-A13B, LongCat), each by markers no other family's template
+/// writes. Only the families
 /// compiled in are named (the caller falls back to the analyzer otherwise).
 fn data_family_signature(source: &str) -> Option<&'static str> {
     let has = |marker: &str| source.contains(marker);
@@ -382,6 +398,11 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "firefunction-v2"
     } else if has("<start_of_turn>") && !has("function_call") && !has("tool_call") {
         "gemma"
+    } else if has("<tool_calls>") && has("<|extra_0|>") {
+        // Hunyuan-A13B: a `<tool_calls>` list in turns that end in `<|extra_0|>`.
+        "hunyuan-a13b"
+    } else if has("<longcat_tool_call>") {
+        "longcat"
     } else {
         return None;
     };
@@ -886,5 +907,11 @@ pub fn enabled_families() -> &'static [&'static str] {
         "ling",
         #[cfg(feature = "iquest")]
         "iquest",
+        #[cfg(feature = "ernie")]
+        "ernie",
+        #[cfg(feature = "hunyuan")]
+        "hunyuan",
+        #[cfg(feature = "longcat")]
+        "longcat",
     ]
 }

@@ -87,7 +87,7 @@ fn covered() -> Vec<(String, Arc<Analysis>, FormatDescription)> {
 #[test]
 fn every_template_with_calls_is_covered_or_listed() {
     let analyses = analyses();
-    assert_eq!(analyses.len(), 47);
+    assert_eq!(analyses.len(), 48);
     let mut not_covered = Vec::new();
     let mut covered = Vec::new();
     for (name, analysis) in &analyses {
@@ -404,7 +404,7 @@ fn wrong_outputs_are_refused() {
         check(&none, &one, false, "a call with tool_choice none");
         checked += 1;
     }
-    assert_eq!(checked, 40);
+    assert_eq!(checked, 41);
 }
 
 /// Samples 200 outputs per covered template, over its generation prompts (thinking on and, with a

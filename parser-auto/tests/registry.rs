@@ -124,6 +124,15 @@ fn names_and_aliases_are_unique() {
 #[case("ibm-granite/granite-20b-functioncalling", "granite-20b-fc")]
 #[case("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-v2")]
 #[case("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano")]
+#[case("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie-4.5")]
+#[case("baidu/ERNIE-4.5-VL-28B-A3B-Thinking", "ernie-4.5")]
+#[case("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5-instruct")]
+#[case("baidu/ERNIE-4.5-300B-A47B-PT", "ernie-4.5-instruct")]
+#[case("tencent/Hunyuan-A13B-Instruct", "hunyuan-a13b")]
+#[case("tencent/Hunyuan-A13B-Instruct-FP8", "hunyuan-a13b")]
+#[case("tencent/Hy3-preview", "hy-v3")]
+#[case("meituan-longcat/LongCat-Flash-Chat", "longcat")]
+#[case("meituan-longcat/LongCat-Flash-Thinking", "longcat")]
 #[case("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2")]
 #[case("moonshotai/Kimi-K2-Thinking", "kimi-k2-thinking")]
 #[case("moonshotai/Kimi-K2.5", "kimi-k2.5")]
@@ -250,6 +259,11 @@ fn unknown_models_are_a_clear_error(#[case] model: &str) {
 #[case("nemotron_v3", "nemotron-3-nano")]
 #[case("nemotron-3-nano", "nemotron-3-nano")]
 #[case("nemotron_nano_v2", "nemotron-nano-v2")]
+#[case("ernie45", "ernie-4.5")]
+#[case("ernie-x1", "ernie-4.5")]
+#[case("hunyuan_a13b", "hunyuan-a13b")]
+#[case("hy_v3", "hy-v3")]
+#[case("longcat", "longcat")]
 fn engine_names_resolve(#[case] name: &str, #[case] parser: &str) {
     assert_eq!(parser_auto::entry_by_name(name).unwrap().name, parser);
 }

@@ -11,6 +11,7 @@
 //! - `kimi-k2.5` and `kimi-vl` (no template copied);
 //! - `llama4` (no Llama 4 template copied);
 //! - `granite-4` and `granite-20b-fc` (no template copied);
+//! - `hy-v3` (Hy3's template was not available);
 //! - cases whose model is another family's (`llama_cpp/hermes.jsonl` in Qwen's list: its NousResearch
 //!   models are `hermes`'s), as the family tests skip them.
 
@@ -127,6 +128,14 @@ const FILES: &[(&str, &[&str])] = &[
             "authored/nemotron.jsonl",
         ],
     ),
+    (
+        "hunyuan",
+        &[
+            "vllm/hunyuan_a13b.jsonl",
+            "authored/hunyuan.jsonl",
+            "vllm/hy_v3.jsonl",
+        ],
+    ),
 ];
 
 /// Each parser's own templates in `templates/`.
@@ -190,6 +199,7 @@ const TEMPLATES: &[(&str, &[&str])] = &[
         "nemotron-3-nano",
         &["NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja"],
     ),
+    ("hunyuan-a13b", &["tencent-Hunyuan-A13B-Instruct.jinja"]),
 ];
 
 /// Parsers with no template in `templates/` (see the module docs).
@@ -204,6 +214,7 @@ const NO_TEMPLATE: &[&str] = &[
     "llama4",
     "granite-4",
     "granite-20b-fc",
+    "hy-v3",
 ];
 
 #[test]

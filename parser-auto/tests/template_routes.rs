@@ -88,6 +88,7 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
         "hermes",
     ),
     ("ibm-granite-granite-3.3-2B-Instruct.jinja", "granite"),
+    ("tencent-Hunyuan-A13B-Instruct.jinja", "hunyuan-a13b"),
 ];
 
 /// Templates whose analysis finds no tool, reasoning or content marker.

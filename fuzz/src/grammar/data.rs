@@ -1,5 +1,6 @@
 //! Outputs of the families written as data (`parser-hermes`, `parser-minimax`, `parser-seed`,
-//! `parser-granite`, `parser-nemotron`, `parser-poolside`, `parser-ling`, `parser-iquest`: specs run by
+//! `parser-granite`, `parser-nemotron`, `parser-ernie`, `parser-hunyuan`, `parser-longcat`,
+//! `parser-poolside`, `parser-ling`, `parser-iquest`: specs run by
 //! the generic engine): their corpus cases (every
 //! source), each with its model's registered parser and its request options, recombined — a slice of
 //! another case of the same parser spliced in at one of the format's markers. The corpus tests check the
@@ -16,7 +17,8 @@ use crate::setup::Setup;
 
 /// The families this grammar covers (registry family names).
 pub const FAMILIES: &[&str] = &[
-    "hermes", "minimax", "seed", "granite", "nemotron", "poolside", "ling", "iquest",
+    "hermes", "minimax", "seed", "granite", "nemotron", "ernie", "hunyuan", "longcat", "poolside",
+    "ling", "iquest",
 ];
 
 /// A corpus case as a seed: its setup and output.

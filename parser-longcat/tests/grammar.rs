@@ -1,0 +1,101 @@
+//! The `longcat` grammar (`parser_longcat::constraint`, from the same spec as the parser), run through
+//! llguidance with a byte vocabulary: corpus outputs are accepted, wrong outputs refused, and sampled
+//! outputs parse into valid calls whose arguments fit their schemas.
+
+#[path = "../../parser-core/tests-support/family.rs"]
+mod family;
+#[path = "../../parser-core/tests-support/llg.rs"]
+mod llg;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
+use parser_core::{ParseOptions, Tools};
+use rstest::rstest;
+
+use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+
+const EOS: &[&str] = &["</longcat_s>"];
+const CHAT: &str = "[Round 0] USER:Weather? ASSISTANT:";
+const THINK: &str = "<longcat_user>Weather? /think_on <longcat_assistant><longcat_think>\n";
+
+#[test]
+fn corpus_outputs_with_valid_calls_are_accepted() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let run = corpus_acceptance(&dir, &["vllm/longcat.jsonl", "authored/longcat.jsonl"], EOS);
+    // Text after the calls: the parser keeps it as content, the grammar ends the turn after them.
+    let refused: Vec<&str> = run.refused.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(refused, ["vllm/longcat/surrounding_text"]);
+    assert!(run.whole + run.from_trigger >= 6, "{run:?}");
+}
+
+fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
+    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+    let options = ParseOptions::new().with_prompt_tail(CHAT).with_tools(tools);
+    let request = ConstraintRequest {
+        tool_choice: choice,
+        parallel_tool_calls: parallel,
+        response_format: ResponseFormat::Text,
+    };
+    parser_longcat::constraint(&options, &request).unwrap()
+}
+
+const PARIS: &str = "<longcat_tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</longcat_tool_call>";
+const NOW: &str = "<longcat_tool_call>{\"name\": \"now\", \"arguments\": {}}</longcat_tool_call>";
+
+#[rstest]
+#[case::valid(PARIS, true, true)]
+#[case::two_calls(&format!("{PARIS}\n{NOW}"), true, true)]
+#[case::two_calls_when_parallel_is_off(&format!("{PARIS}\n{NOW}"), false, false)]
+#[case::unknown_function(
+    "<longcat_tool_call>{\"name\": \"get_time\", \"arguments\": {}}</longcat_tool_call>",
+    true,
+    false
+)]
+#[case::missing_required_argument(
+    "<longcat_tool_call>{\"name\": \"get_weather\", \"arguments\": {\"days\": 3}}</longcat_tool_call>",
+    true,
+    false
+)]
+#[case::text_instead_of_a_call("It is sunny.", true, false)]
+#[case::unclosed_call(&PARIS[..PARIS.len() - "</longcat_tool_call>".len()], true, false)]
+fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
+    let constraint = constraint(ToolChoice::Required, parallel);
+    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
+}
+
+#[test]
+fn tool_choice_none_refuses_calls() {
+    let constraint = constraint(ToolChoice::None, true);
+    assert!(check_both(&constraint.lark, &constraint.gbnf, "It is sunny.").is_ok());
+    assert!(check_both(&constraint.lark, &constraint.gbnf, PARIS).is_err());
+}
+
+#[test]
+fn sampled_outputs_parse_into_valid_calls() {
+    let settings = [
+        Setting {
+            parser: "longcat",
+            prompt_tail: CHAT,
+            lazy_prefix: "Let me check.\n",
+        },
+        Setting {
+            parser: "longcat",
+            prompt_tail: THINK,
+            lazy_prefix: "Paris.\n</longcat_think>\n",
+        },
+    ];
+    let hints = [
+        "</longcat_think>",
+        "</longcat_tool_call>",
+        "\"",
+        "}",
+        "]",
+        "1",
+        "null",
+    ];
+    let checked = soundness(&settings, 400, &hints);
+    assert!(checked >= 380, "{checked}");
+}

@@ -1,0 +1,10 @@
+//! The LongCat family's tests: its corpus files (one-shot and every chunking), behaviour tables,
+//! properties and the grammar. One binary (`autotests = false`).
+
+// The registry is filled by `inventory`, which only sees linked crates: reference the family.
+use parser_longcat as _;
+
+mod behaviour;
+mod corpus;
+mod grammar;
+mod properties;
