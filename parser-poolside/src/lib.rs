@@ -56,7 +56,8 @@
 //!     "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n</assistant>",
 //! ));
 //! assert_eq!(message.reasoning.as_deref(), Some("The user wants the weather.\n"));
-//! assert_eq!(message.content.as_deref(), Some("Let me check.\n"));
+//! // The newlines around the content are the model's: kept.
+//! assert_eq!(message.content.as_deref(), Some("\nLet me check.\n"));
 //! assert_eq!(message.tool_calls[0].name, "get_weather");
 //! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris", "days": 3}"#);
 //! ```
