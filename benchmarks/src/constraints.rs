@@ -104,7 +104,8 @@ pub struct ConstraintCase {
 }
 
 /// The parsers of the constraint rows: one per kind of call format the constraint module describes
-/// (JSON fields, tagged name, enclosed arguments, tagged parameters in three spellings, harmony), and
+/// (JSON fields, tagged name, enclosed arguments, tagged parameters in three spellings, harmony, Python
+/// calls), and
 /// the generic parser of a template analysis.
 pub const CONSTRAINT_CASES: &[ConstraintCase] = &[
     ConstraintCase {
@@ -138,6 +139,10 @@ pub const CONSTRAINT_CASES: &[ConstraintCase] = &[
     ConstraintCase {
         source: ConstraintSource::Entry("gpt-oss"),
         prompt_tail: "<|start|>assistant",
+    },
+    ConstraintCase {
+        source: ConstraintSource::Entry("lfm2"),
+        prompt_tail: "<|im_start|>assistant\n",
     },
     ConstraintCase {
         source: ConstraintSource::Template("Qwen-Qwen3-0.6B.jinja"),

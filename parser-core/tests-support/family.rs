@@ -307,6 +307,24 @@ pub struct Setting {
 /// (at most one without parallel calls), all valid, of a requested tool, with arguments that validate
 /// against its schema. Returns how many outputs were checked.
 pub fn soundness(settings: &[Setting], samples: usize, hints: &[&str]) -> usize {
+    let choices = [
+        (ToolChoice::Required, true),
+        (ToolChoice::Required, false),
+        (ToolChoice::Function("search".into()), true),
+        (ToolChoice::Auto, true),
+        (ToolChoice::Auto, false),
+    ];
+    soundness_of(settings, &choices, samples, hints)
+}
+
+/// [`soundness`] over these `(tool choice, parallel calls)` only: a bare format's `auto` grammar
+/// (not lazy: calls, or text) admits outputs without a call, which this check counts as wrong.
+pub fn soundness_of(
+    settings: &[Setting],
+    choices: &[(ToolChoice, bool)],
+    samples: usize,
+    hints: &[&str],
+) -> usize {
     let tools_json = sampled_tools();
     let tools = Arc::new(Tools::from_json(&tools_json).unwrap());
     let schemas: BTreeMap<String, Value> = tools_json
@@ -320,13 +338,6 @@ pub fn soundness(settings: &[Setting], samples: usize, hints: &[&str]) -> usize 
             )
         })
         .collect();
-    let choices = [
-        (ToolChoice::Required, true),
-        (ToolChoice::Required, false),
-        (ToolChoice::Function("search".into()), true),
-        (ToolChoice::Auto, true),
-        (ToolChoice::Auto, false),
-    ];
     let mut rng = llg::Rng::new(0x5a3e);
     let mut checked = 0;
     let mut too_long = 0;

@@ -73,6 +73,8 @@ pub fn native_format(generation: Generation, fallbacks: bool) -> FormatDescripti
             prefix: "".into(),
             index_separator: None,
             suffix: SEP.into(),
+            id_first: None,
+            tight: false,
         }
     };
     FormatDescription {

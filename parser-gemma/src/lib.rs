@@ -21,9 +21,11 @@
 //! (`<start_function_call>call:NAME{…}`) and Gemma 4 (`<|tool_call>`) write other formats, not read here.
 //!
 //! # Grammar
-//! The generic grammar builder does not describe Python calls yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `gemma` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//! The constraint (`ConstraintEntry`, [`constraint`]) comes from the same spec: one call per
+//! ```` ```tool_code ```` block, written without a list as the guide shows it
+//! ([`parser_generic::spec::Analysis::python_unlisted`]; the parser also reads `[f(), g()]`), naming
+//! one of the request's tools, keyword arguments the schema's properties, each value a Python literal of
+//! its schema; lazy under `auto`, triggered by ```` ```tool_code ````.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -38,7 +40,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Markers, ToolFormat};
 
@@ -53,6 +56,7 @@ pub fn spec() -> Analysis {
         },
         generation_prompt: "<start_of_turn>model\n".into(),
         end_of_turn: vec!["<end_of_turn>".into()],
+        python_unlisted: true,
         ..Analysis::default()
     }
 }
@@ -65,6 +69,14 @@ pub const SPECIAL_TOKENS: &[&str] = &["```tool_code", "```", "<end_of_turn>"];
 /// The `gemma` parser for one request.
 pub fn gemma(options: &ParseOptions) -> Parser {
     GEMMA.parser(options)
+}
+
+/// The grammar of one request for `gemma`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    GEMMA.constraint(options, request)
 }
 
 /// The data parsers, for tests that compare their specs and tokens with the entries.
@@ -84,4 +96,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: gemma,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "gemma", build: constraint }
 }

@@ -4,6 +4,7 @@
 //!
 //! Described so far:
 //! - `JSON_NATIVE`: a flat object `{"NAME_FIELD": "f", "ARGS_FIELD": {…}}` (the analysis' field names;
+//!   a generated counter id, `gen_id_field`, first as `"0"`, [`CallName::JsonFieldsIdFirst`]; other
 //!   id fields are left out, which the parser accepts) or `{"f": {…}}` (the name as the only key,
 //!   [`CallName::NameAsKey`]), one per per-call block (`<tool_call>…</tool_call>`,
 //!   optionally inside the section markers, which the parser may also go without), or one per section
@@ -17,17 +18,25 @@
 //!   [args_end] func_close [per_call_end]`, optionally inside the section markers; a call id between
 //!   the name and the arguments (Mistral's `NAME[CALL_ID]id[ARGS]{…}`) written as digits; a counter
 //!   the analysis reads into the name suffix (Kimi's `NAME:0<|tool_call_argument_begin|>`) written as
-//!   that suffix on every call.
+//!   that suffix on every call; an id right after the per-call opener, before the name (Solar's
+//!   `<|tool_call:begin|>ID<|tool_call:name|>NAME`), written as digits; without a per-call opener, a
+//!   name prefix that is markup opens the call, the name right after it (functionary v3.1's
+//!   `<function=NAME>`).
 //! - `TAG_WITH_TAGGED`: `per_call_start func_name_prefix NAME func_name_suffix`, then per argument
 //!   `arg_name_prefix KEY arg_name_suffix [arg_value_prefix] VALUE arg_value_suffix`, then `func_close
 //!   per_call_end` ([`CallName::Parameters`]): values typed by the tool's schema as the parser coerces
 //!   them, one framing newline at each end, a raw value ending where the parser's does (its closer; it
 //!   never holds the next argument's marker or the call's end).
 //!
-//! Not described yet, each with its [`NotDescribed`] reason: `PYTHONIC` arguments, JSON calls nested
-//! under a `function` key or as Python dicts, and
-//! call ids before the name. For those
-//! the grammar is refused rather than approximated.
+//! - `PYTHONIC`: a Python list of calls `[f(a=1), g()]` ([`CallName::Python`], [`CallFormat::array`])
+//!   inside the section markers, or bare at the start of the answer without them; with
+//!   [`Analysis::python_unlisted`], one call per section (`` ```tool_code\nf(a=1)\n``` ``). Keyword
+//!   arguments are the schema's properties, each value a Python literal of its schema.
+//!
+//! Not described, each with its [`NotDescribed`] reason: Python calls with per-call markers, JSON
+//! calls nested under a `function` key or as Python dicts, call ids in markup elsewhere before the
+//! name, calls with no marker the parser opens them at (gpt-oss's harmony header, as the analysis
+//! reads it). For those the grammar is refused rather than approximated.
 //!
 //! Reasoning follows the parser's stage rules ([`super::GenericParserFactory::reasoning_start`]): the
 //! markers of a `TAG_BASED` / `TOOLS_ONLY` analysis; a call block that opens inside open reasoning is
@@ -53,7 +62,7 @@ pub enum NotDescribed {
     /// `TAG_WITH_TAGGED` without an argument name marker or a value closer: the grammar could not
     /// tell where a value ends.
     TaggedArguments,
-    /// `PYTHONIC`: the core description has no encoding of Python calls yet.
+    /// `PYTHONIC` calls with per-call markers (no template writes them so far).
     Pythonic,
     /// JSON calls in an array framed by both section and per-call markers (the analysis does not
     /// say which of them stand around the array).
@@ -66,12 +75,11 @@ pub enum NotDescribed {
     /// name has no prefix, gpt-oss's channel header; a bare array): nothing the grammar could open
     /// them with that the parser reads as a call.
     NoCallMarker,
-    /// A call id in markup anywhere but between the name and the arguments (Solar's id before the
-    /// name), or there after a name suffix.
+    /// A call id in markup anywhere but right after the call's opener or between the name and the
+    /// arguments, or there after a name suffix.
     CallIdInMarkup,
-    /// The call opens with the function name's prefix itself (`<function=NAME>`, no per-call marker):
-    /// the core grammar allows whitespace after a call's opener, the parser reads the name right after
-    /// the prefix.
+    /// The call opens with the function name's prefix itself, which is not markup (`<…`, `[…`) the
+    /// parser opens a call at.
     NameAfterOpener,
     /// A call block whose opener the analysis found but not its closer, where the format needs one.
     NoCloser,
@@ -84,7 +92,7 @@ impl fmt::Display for NotDescribed {
             NotDescribed::TaggedArguments => {
                 "TAG_WITH_TAGGED arguments without an argument name marker or a value closer"
             }
-            NotDescribed::Pythonic => "PYTHONIC calls (no core encoding of Python calls yet)",
+            NotDescribed::Pythonic => "PYTHONIC calls with per-call markers",
             NotDescribed::ArrayWrapped => {
                 "JSON calls in an array inside both section and per-call markers"
             }
@@ -93,7 +101,9 @@ impl fmt::Display for NotDescribed {
             NotDescribed::NoCallMarker => {
                 "calls without a section or per-call marker (other than bare JSON objects)"
             }
-            NotDescribed::CallIdInMarkup => "a call id in markup before the function name",
+            NotDescribed::CallIdInMarkup => {
+                "a call id in markup before the function name, not right after the call opener"
+            }
             NotDescribed::NameAfterOpener => {
                 "the function name's prefix opens the call (no whitespace after it in the parser)"
             }
@@ -225,7 +235,48 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 array: false,
             }
         }
-        ToolFormat::Pythonic => return Err(NotDescribed::Pythonic),
+        ToolFormat::Pythonic => {
+            // Python calls have no per-call markers in any template seen so far.
+            if !per_call_start.is_empty() {
+                return Err(NotDescribed::Pythonic);
+            }
+            let list = !analysis.python_unlisted;
+            // A list's `]` closes it: the section's closer may be missing.
+            let section = match (section_start.is_empty(), list) {
+                (true, _) => None,
+                (false, true) => Some((
+                    Cow::Owned(section_start.to_owned()),
+                    Cow::Owned(section_end.to_owned()),
+                )),
+                (false, false) => section(section_start, section_end)?,
+            };
+            match (section, list) {
+                // `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`; without markers, Llama 4's
+                // bare `[f(a=1)]` at the start of the answer.
+                (section, true) => CallFormat {
+                    section,
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name: CallName::Python,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Borrowed(""),
+                    separator: Cow::Borrowed(", "),
+                    array: true,
+                },
+                // One call per section: ```` ```tool_code\nf(a=1)\n``` ````.
+                (Some((begin, end)), false) => CallFormat {
+                    section: None,
+                    section_optional: false,
+                    call_begin: begin,
+                    name: CallName::Python,
+                    call_end: end,
+                    padding: Cow::Owned(trailing_ws(&k.tool_section_start).to_owned()),
+                    separator: Cow::Borrowed(""),
+                    array: false,
+                },
+                (None, false) => return Err(NotDescribed::NoCallMarker),
+            }
+        }
         ToolFormat::JsonNative => {
             let j = &analysis.json;
             if !j.function_field.trim().is_empty() {
@@ -237,6 +288,13 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             }
             let name = if j.name_is_key {
                 CallName::NameAsKey
+            } else if !j.gen_id_field.trim().is_empty() {
+                // A generated counter id (Command-R7B's `"tool_call_id": "0"`) comes first.
+                CallName::JsonFieldsIdFirst {
+                    id: Cow::Owned(j.gen_id_field.trim().to_owned()),
+                    name: Cow::Owned(j.name_field.trim().to_owned()),
+                    arguments: Cow::Owned(j.args_field.trim().to_owned()),
+                }
             } else {
                 CallName::JsonFields {
                     name: Cow::Owned(j.name_field.trim().to_owned()),
@@ -267,7 +325,13 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     array: true,
                 }
             } else if !per_call_start.is_empty() {
-                let section = section(section_start, section_end)?;
+                // A section opener without a closer (GigaChat3's `function call` role header beside
+                // 3.1's `<|function_call|>`): the parser also reads calls after the per-call opener
+                // alone, which is what the grammar writes.
+                let section = match section_end.is_empty() {
+                    true => None,
+                    false => section(section_start, section_end)?,
+                };
                 CallFormat {
                     section_optional: section.is_some(),
                     section,
@@ -312,12 +376,23 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             let func_close = m(&k.func_close);
             // An id between the name and the arguments (`NAME[CALL_ID]id[ARGS]{…}`), which the parser
             // keeps as the call's id, is written as a counter: digits, one of the ids it reads.
+            // An id right after the call's opener, before the name (Solar's
+            // `<|tool_call:begin|>ID<|tool_call:name|>NAME`), is written as a counter as well.
+            let mut id_first = None;
             let (id_prefix, name_suffix) = match analysis.call_id {
                 CallIdPosition::None => (None, name_suffix),
                 CallIdPosition::BetweenFuncAndArgs
                     if name_suffix.is_empty() && !m(&k.call_id_prefix).is_empty() =>
                 {
                     (Some(m(&k.call_id_prefix)), m(&k.call_id_suffix))
+                }
+                CallIdPosition::PreFuncName
+                    if !per_call_start.is_empty()
+                        && m(&k.call_id_prefix) == per_call_start
+                        && !m(&k.call_id_suffix).is_empty() =>
+                {
+                    id_first = Some(Cow::Owned(m(&k.call_id_suffix).to_owned()));
+                    (None, name_suffix)
                 }
                 _ => return Err(NotDescribed::CallIdInMarkup),
             };
@@ -329,12 +404,20 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             } else {
                 ""
             };
+            let mut tight = false;
             let (call_begin, prefix, section, padding) = if !per_call_start.is_empty() {
                 let section = section(section_start, section_end)?;
                 let padding = trailing_ws(&k.per_call_start);
                 (per_call_start, prefix, section, padding)
             } else if !prefix.is_empty() {
-                return Err(NotDescribed::NameAfterOpener);
+                // The name's prefix opens the call (`<function=NAME>`), when the parser takes it for
+                // an opener; the name follows it with no whitespace, as the parser reads it.
+                if !(prefix.len() >= 2 && (prefix.starts_with('<') || prefix.starts_with('['))) {
+                    return Err(NotDescribed::NameAfterOpener);
+                }
+                let section = section(section_start, section_end)?;
+                tight = true;
+                (prefix, "", section, "")
             } else if !section_start.is_empty() {
                 if section_end.is_empty() && func_close.is_empty() {
                     return Err(NotDescribed::NoCloser);
@@ -346,6 +429,10 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
             };
             let block_end = if call_begin == section_start {
                 section_end
+            } else if per_call_start.is_empty() {
+                // No per-call opener pairs with it: what the analysis found after the call ends the
+                // message (functionary's `<|eom_id|>`), which the parser takes as framing if written.
+                ""
             } else {
                 per_call_end
             };
@@ -362,6 +449,8 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     prefix: Cow::Owned(prefix.to_owned()),
                     index_separator: id_prefix.map(|id| Cow::Owned(id.to_owned())),
                     suffix: Cow::Owned(suffix),
+                    id_first,
+                    tight,
                 },
                 call_end: Cow::Owned([fence, args_end, func_close, block_end].concat()),
                 padding: Cow::Owned(padding.to_owned()),

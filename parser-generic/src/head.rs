@@ -157,7 +157,8 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
     if c.opt(syntax.section_start)? {
         c.ws()?;
     }
-    if c.opt(syntax.per_call_start)? {
+    let per_call = c.opt(syntax.per_call_start)?;
+    if per_call {
         c.ws()?;
     }
     if syntax.format == ToolFormat::JsonNative {
@@ -198,7 +199,12 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
         }
     }
     let mut id = None;
-    if syntax.call_id == CallIdPosition::PreFuncName && c.opt(syntax.call_id_prefix)? {
+    // The id's prefix may be the call opener itself, already read (Solar's
+    // `<|tool_call:begin|>ID<|tool_call:name|>NAME`).
+    if syntax.call_id == CallIdPosition::PreFuncName
+        && ((per_call && syntax.call_id_prefix == syntax.per_call_start)
+            || c.opt(syntax.call_id_prefix)?)
+    {
         id = c.id(syntax.call_id_suffix, &[syntax.func_name_prefix])?;
         c.ws()?;
     }

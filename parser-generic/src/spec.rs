@@ -218,6 +218,11 @@ pub struct Analysis {
     /// neither marker always reads calls there (and only there).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub calls_at_start: bool,
+    /// `PYTHONIC`: each call block holds one call written without a list (Gemma's
+    /// ```` ```tool_code\nf(a=1)\n``` ````), which is how a grammar writes them; otherwise a block's
+    /// calls are a Python list (`[f(a=1), g()]`). The parser reads both.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub python_unlisted: bool,
     /// Every non-empty marker, trimmed: tokens a tokenizer must keep and a grammar may trigger on.
     pub preserved_tokens: Vec<String>,
     /// Post-analysis patches that were applied, by name.

@@ -18,9 +18,9 @@
 //! else ends the turn and is dropped, as is `</s>`.
 //!
 //! # Grammar
-//! The generic grammar builder does not describe a call opener without a closer yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `gigachat3` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//! The constraint ([`constraint`], from the same spec) writes calls after `<|function_call|>`, the
+//! per-call opener (GigaChat3.1's), one JSON object each, nothing after it; the role header, which
+//! has no closer, is read but not written. Lazy under `auto`, triggered by `<|function_call|>`.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -34,7 +34,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Markers, ToolFormat};
 
@@ -74,6 +75,16 @@ pub fn gigachat3(options: &ParseOptions) -> Parser {
     GIGACHAT3.parser(options)
 }
 
+/// The grammar of one request for `gigachat3`, from the same spec: calls after `<|function_call|>`
+/// (GigaChat3.1's opener; the parser also reads GigaChat3's role header, which has no closer to end
+/// a block with).
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    GIGACHAT3.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 1] {
     [&GIGACHAT3]
@@ -91,4 +102,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: gigachat3,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "gigachat3", build: constraint }
 }

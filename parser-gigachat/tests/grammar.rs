@@ -1,32 +1,99 @@
-//! The family's grammars. A parser whose spec the generic grammar builder describes registers a
-//! `ConstraintEntry` built from the same spec as the parser; one it cannot describe yet registers none,
-//! and this test holds the reason (it fails once the builder learns the format, so that the entry is
-//! added then).
+//! The `gigachat3` grammar (`parser_gigachat::constraint`, from the same spec as the parser), run
+//! through llguidance with a byte vocabulary: corpus outputs are accepted, wrong outputs refused, and
+//! sampled outputs parse into valid calls whose arguments fit their schemas.
 
-use parser_core::constraint::ConstraintRequest;
-use parser_core::{ParseOptions, find_by_name};
-use parser_generic::constraint::{NotDescribed, format_description};
+#[path = "../../parser-core/tests-support/family.rs"]
+mod family;
+#[path = "../../parser-core/tests-support/llg.rs"]
+mod llg;
 
-/// The parsers whose format the grammar builder cannot describe yet, and why.
-const NOT_DESCRIBED: &[(&str, NotDescribed)] = &[("gigachat3", NotDescribed::NoCloser)];
+use std::path::Path;
+use std::sync::Arc;
+
+use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
+use parser_core::{ParseOptions, Tools, find_by_name};
+use parser_generic::constraint::format_description;
+use rstest::rstest;
+
+use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
 
 #[test]
-fn a_constraint_is_registered_exactly_for_the_described_formats() {
+fn a_constraint_is_registered_from_the_spec() {
     for data in parser_gigachat::data_parsers() {
         let entry = find_by_name(data.name()).unwrap();
-        let registered = entry
-            .constraint(&ParseOptions::new(), &ConstraintRequest::default())
-            .is_some();
-        let expected = NOT_DESCRIBED
-            .iter()
-            .find(|(name, _)| *name == data.name())
-            .map(|(_, reason)| reason.clone());
-        assert_eq!(
-            format_description(data.spec()).err(),
-            expected,
-            "{}",
-            data.name()
-        );
-        assert_eq!(registered, expected.is_none(), "{}", data.name());
+        assert!(format_description(data.spec()).is_ok(), "{}", data.name());
+        let built = entry.constraint(&ParseOptions::new(), &ConstraintRequest::default());
+        assert!(matches!(built, Some(Ok(_))), "{}", data.name());
     }
+}
+
+/// Corpus cases the grammar refuses, each with the reason.
+const REFUSED: &[&str] = &[
+    // GigaChat3's `function call` role header: the parser reads it, the grammar writes 3.1's
+    // `<|function_call|>` (the header has no closer to end a block with).
+    "llama_cpp/gigachat/GigaChat3-10B-A1.8B-L2773",
+    "llama_cpp/gigachat/GigaChat3-10B-A1.8B-L2778",
+    "vllm/gigachat/simple_gigachat3",
+    "vllm/gigachat/parameterless_gigachat3",
+    "vllm/gigachat/complex_gigachat3",
+    "vllm/gigachat/mixed_content_gigachat3",
+    "vllm/gigachat/mixed_content_with_eos_gigachat3",
+];
+
+#[test]
+fn corpus_outputs_with_valid_calls_are_accepted() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let run = corpus_acceptance(
+        &dir,
+        &["llama_cpp/gigachat.jsonl", "vllm/gigachat.jsonl"],
+        &["</s>"],
+    );
+    let refused: Vec<&str> = run.refused.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(refused, REFUSED, "{:#?}", run.refused);
+    assert_eq!((run.whole, run.from_trigger), (4, 3), "{run:?}");
+}
+
+const TAIL: &str = "user<|role_sep|>\nWeather?<|message_sep|>\n\nassistant<|role_sep|>\n";
+const PARIS: &str = r#"<|function_call|>{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+
+#[rstest]
+#[case::one_call(PARIS, true, true)]
+#[case::two_calls(&format!(r#"{PARIS}<|function_call|>{{"name": "now", "arguments": {{}}}}"#), true, true)]
+#[case::two_calls_when_parallel_is_off(&format!("{PARIS}{PARIS}"), false, false)]
+#[case::unknown_function(
+    r#"<|function_call|>{"name": "get_time", "arguments": {}}"#,
+    true,
+    false
+)]
+#[case::missing_required_argument(
+    r#"<|function_call|>{"name": "get_weather", "arguments": {"days": 3}}"#,
+    true,
+    false
+)]
+#[case::text_instead_of_a_call("It is sunny.", true, false)]
+#[case::text_after_the_call(&format!("{PARIS} Done."), true, false)]
+#[case::cut_off(&PARIS[..PARIS.len() - 1], true, false)]
+fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted: bool) {
+    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
+    let request = ConstraintRequest {
+        tool_choice: ToolChoice::Required,
+        parallel_tool_calls: parallel,
+        response_format: ResponseFormat::Text,
+    };
+    let constraint = parser_gigachat::constraint(&options, &request).unwrap();
+    let result = check_both(&constraint.lark, &constraint.gbnf, output);
+    assert_eq!(result.is_ok(), accepted, "{output:?}: {result:?}");
+}
+
+#[test]
+fn sampled_outputs_parse_into_valid_calls() {
+    let settings = [Setting {
+        parser: "gigachat3",
+        prompt_tail: TAIL,
+        lazy_prefix: "Let me check. ",
+    }];
+    let hints = ["\"", "}", "]", "1", "null"];
+    let checked = soundness(&settings, 600, &hints);
+    assert!(checked >= 570, "{checked}");
 }

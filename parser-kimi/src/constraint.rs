@@ -53,6 +53,8 @@ pub fn kimi_format(open: &'static str, close: &'static str) -> FormatDescription
                 prefix: ID_PREFIX.into(),
                 index_separator: Some(ID_INDEX_SEPARATOR.into()),
                 suffix: ARGUMENT_BEGIN.into(),
+                id_first: None,
+                tight: false,
             },
             call_end: CALL_END.into(),
             padding: "".into(),

@@ -27,9 +27,11 @@
 //! never write it, so one parser reads both (Ollama's `lfm2` / `lfm2-thinking`).
 //!
 //! # Grammar
-//! The generic grammar builder does not describe Python calls yet
-//! ([`parser_generic::constraint::NotDescribed`]), so `lfm2` register no `ConstraintEntry`;
-//! the family's grammar test fails once it does, so that the entry is added from the same spec.
+//! The constraint (`ConstraintEntry`, [`constraint`]) comes from the same spec: free text, then
+//! `<|tool_call_start|>[…]<|tool_call_end|>` blocks whose calls name the request's tools, keyword
+//! arguments the schema's properties, each value a Python literal of its schema
+//! ([`parser_core::constraint::CallName::Python`]); lazy under `auto`, triggered by
+//! `<|tool_call_start|>`.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -46,7 +48,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
 
@@ -87,6 +90,14 @@ pub fn lfm2(options: &ParseOptions) -> Parser {
     LFM2.parser(options)
 }
 
+/// The grammar of one request for `lfm2`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    LFM2.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 1] {
     [&LFM2]
@@ -104,4 +115,8 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: lfm2,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "lfm2", build: constraint }
 }

@@ -7,8 +7,8 @@
 //! | `llama4` | Llama 4 Scout / Maverick | none | `[f(a=1), g(b="x")]` at the start of the answer, optionally inside `<|python_start|>…<|python_end|>` |
 //!
 //! Both are data: a [`parser_generic`] format description ([`Analysis`]) run by the generic engine
-//! ([`DataParser`]). `llama3`'s constrained-decoding grammar is the bare JSON calls its template renders
-//! ([`constraint`]); `llama4` has none yet (the generic constraint does not describe Python calls).
+//! ([`DataParser`]). `llama3`'s constrained-decoding grammar is the bare JSON calls its template renders,
+//! `llama4`'s the bare Python list its model writes ([`constraint`]).
 //!
 //! Names: vLLM's `llama3_json` and `llama4_json` (the same JSON parser) and SGLang's `llama` are
 //! `llama3`, as are llama.cpp's `llama_3_x` / `llama_3_x_with_builtin_tools` handlers; vLLM's
@@ -142,6 +142,15 @@ fn llama3_grammar() -> Analysis {
 }
 static LLAMA3_GRAMMAR: DataParser = DataParser::new("llama3", llama3_grammar);
 static LLAMA4: DataParser = DataParser::new("llama4", llama4_spec);
+/// The calls a `llama4` grammar asks for: a bare Python list `[f(a=1), g()]` at the start of the
+/// answer, as the model writes it (the parser also reads it inside `<|python_start|>…<|python_end|>`).
+fn llama4_grammar() -> Analysis {
+    let mut spec = llama4_spec();
+    spec.markers = Markers::default();
+    spec.calls_at_start = false;
+    spec
+}
+static LLAMA4_GRAMMAR: DataParser = DataParser::new("llama4", llama4_grammar);
 
 /// The spec of a parser (`llama3`, `llama4`): what it reads.
 pub fn spec(parser: &str) -> Option<&'static Analysis> {
@@ -162,9 +171,9 @@ pub fn llama4(options: &ParseOptions) -> Parser {
 }
 
 pub mod constraint {
-    //! The constrained-decoding grammar of `llama3`: bare JSON calls at the start of the answer (the
-    //! generic constraint describes them; under `auto` the grammar is not lazy). `llama4`'s Python
-    //! calls have none yet.
+    //! The constrained-decoding grammars: `llama3`'s bare JSON calls and `llama4`'s bare Python list
+    //! at the start of the answer (the generic constraint describes both; under `auto` the grammar is
+    //! not lazy: the answer is the calls, or text that does not open with `{` / `[`).
 
     use super::*;
 
@@ -178,6 +187,18 @@ pub mod constraint {
 
     parser_core::inventory::submit! {
         ConstraintEntry { parser: "llama3", build: llama3 }
+    }
+
+    /// `llama4`'s constraint.
+    pub fn llama4(
+        options: &ParseOptions,
+        request: &ConstraintRequest,
+    ) -> Result<Constraint, Error> {
+        LLAMA4_GRAMMAR.constraint(options, request)
+    }
+
+    parser_core::inventory::submit! {
+        ConstraintEntry { parser: "llama4", build: llama4 }
     }
 }
 

@@ -388,7 +388,12 @@ mod tests {
         assert!(nemotron.contains("  GBNF:\n    root ::= "), "{nemotron}");
         assert!(nemotron.contains(r#""begin": "<TOOLCALL>[""#), "{nemotron}");
 
+        // Gemma's template renders no calls; its family writes Google's `tool_code` calls.
         let gemma = section("google-gemma-2-2b-it.jinja", &plain);
-        assert!(gemma.contains("  none: "), "{gemma}");
+        assert!(gemma.contains("route: signature: gemma"), "{gemma}");
+        assert!(gemma.contains("```tool_code"), "{gemma}");
+
+        let phi = section("microsoft-Phi-3.5-mini-instruct.jinja", &plain);
+        assert!(phi.contains("  none: "), "{phi}");
     }
 }

@@ -484,7 +484,19 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
         tag.get("begin")
             .and_then(Value::as_str)
             .is_some_and(|begin| {
-                begin.ends_with(call.name.as_str()) || begin.contains(&format!("{quoted},"))
+                begin.ends_with(call.name.as_str())
+                    || begin.contains(&format!("{quoted},"))
+                    || begin.ends_with(&format!("{}(", call.name))
+            })
+            || constants(tag).iter().any(|constant| {
+                // An id-first call names its function after the id: `", "tool_name": "NAME", …`
+                // (JSON), `<|tool_call:name|>NAME` (tagged).
+                constant.contains(&format!("{quoted},"))
+                    || constant
+                        .strip_suffix(call.name.as_str())
+                        .is_some_and(|before| {
+                            !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
             })
     })?;
     let begin = tag.get("begin")?.as_str()?;
@@ -495,10 +507,29 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
     ))
 }
 
+/// The `const_string` values of a tag's content sequence (where an id-first call names its function).
+fn constants(tag: &Value) -> Vec<&str> {
+    (tag.get("content")
+        .and_then(|c| c.get("elements"))
+        .and_then(Value::as_array))
+    .into_iter()
+    .flatten()
+    .filter_map(|element| element.get("value").and_then(Value::as_str))
+    .collect()
+}
+
 /// A call tag's content: constants, the call's index for a number, its arguments for the schema.
 fn content(format: &Value, call: &ToolCall, at: usize) -> Option<String> {
     Some(match format.get("type")?.as_str()? {
         "json_schema" => call.arguments.clone(),
+        // A Python call's keyword arguments (their grammar is GBNF): the arguments as Python.
+        "grammar" => {
+            let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
+            (arguments.as_object()?.iter())
+                .map(|(key, value)| format!("{key}={}", python(value)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
         "sequence" => (format.get("elements")?.as_array()?.iter())
@@ -507,6 +538,28 @@ fn content(format: &Value, call: &ToolCall, at: usize) -> Option<String> {
             .concat(),
         _ => return None,
     })
+}
+
+/// A JSON value as a Python literal (strings in `"`, JSON's escapes, which Python reads alike for
+/// the characters a corpus call holds).
+fn python(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(n) => n.to_string(),
+        Value::String(_) => value.to_string(),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(python).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(members) => {
+            let members: Vec<String> = (members.iter())
+                .map(|(k, v)| format!("{}: {}", Value::from(k.as_str()), python(v)))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
+    }
 }
 
 /// What the grammar that accepts `accepted.text` must refuse: the same output broken in one way each.

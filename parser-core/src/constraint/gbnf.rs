@@ -324,7 +324,8 @@ impl Rules {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));
             }
-            Node::AnyOrder(items) => self.any_order(items, out),
+            Node::AnyOrder(items) => self.any_order(items, None, out),
+            Node::Separated { items, separator } => self.any_order(items, Some(separator), out),
         }
     }
 
@@ -357,7 +358,7 @@ impl Rules {
 
     /// `PREFIX-SET` for each set `SET` (a bit mask) of items already written: the items still to
     /// write. Writes the name of the first (nothing written yet).
-    fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
+    fn any_order(&mut self, items: &[(Node, bool)], separator: Option<&Node>, out: &mut String) {
         let prefix = self.fresh_prefix("any");
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
@@ -368,11 +369,17 @@ impl Rules {
                 text
             })
             .collect();
+        let separator = separator.map(|node| {
+            let mut text = String::new();
+            self.node(node, &mut text);
+            text
+        });
         out.push_str(&prefix);
         out.push_str("-0");
         write_any_order_sets(
             &mut self.blocks,
             items,
+            separator.as_deref(),
             |out, set| {
                 out.push_str(&prefix);
                 out.push('-');

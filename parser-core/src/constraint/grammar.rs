@@ -59,6 +59,14 @@ pub enum Node {
     ///
     /// [`ANY_ORDER_LIMIT`]: super::ANY_ORDER_LIMIT
     AnyOrder(Vec<(Node, bool)>),
+    /// As [`Node::AnyOrder`], with `separator` between two items (Python's `a=1, b=2`): the set rules
+    /// write it before every item but the first.
+    Separated {
+        /// The items, each with whether it is required.
+        items: Vec<(Node, bool)>,
+        /// Written between two items.
+        separator: Box<Node>,
+    },
 }
 
 /// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
@@ -312,7 +320,8 @@ impl Lark {
                 out.push_str(&repetition(*min, *max));
                 out.push('/');
             }
-            Node::AnyOrder(items) => self.any_order(items, out),
+            Node::AnyOrder(items) => self.any_order(items, None, out),
+            Node::Separated { items, separator } => self.any_order(items, Some(separator), out),
         }
     }
 
@@ -354,7 +363,7 @@ impl Lark {
     }
 
     /// `any_K_SET` for each set `SET` (a bit mask) of items already written: the items still to write.
-    fn any_order(&mut self, items: &[(Node, bool)], out: &mut String) {
+    fn any_order(&mut self, items: &[(Node, bool)], separator: Option<&Node>, out: &mut String) {
         self.any_order += 1;
         let mut prefix = String::from("any_");
         push_number(&mut prefix, self.any_order as u64);
@@ -368,11 +377,17 @@ impl Lark {
                 text
             })
             .collect();
+        let separator = separator.map(|node| {
+            let mut text = String::new();
+            self.node(node, &mut text);
+            text
+        });
         out.push_str(&prefix);
         out.push('0');
         write_any_order_sets(
             &mut self.extra,
             items,
+            separator.as_deref(),
             |out, set| {
                 out.push_str(&prefix);
                 push_number(out, set as u64);
@@ -385,10 +400,12 @@ impl Lark {
 
 /// Writes the set rules of an [`Node::AnyOrder`]: for each set of items already written (a bit
 /// mask), `NAME(set) DEFINES ("" if every required item is written) | ITEM(i) NAME(set + i) | …` over
-/// the items not written yet.
+/// the items not written yet; with a `separator` ([`Node::Separated`]), `SEPARATOR ITEM(i)` once the
+/// set is not empty.
 pub(crate) fn write_any_order_sets(
     out: &mut String,
     items: &[(Node, bool)],
+    separator: Option<&str>,
     name: impl Fn(&mut String, usize),
     item: impl Fn(&mut String, usize),
     defines: &str,
@@ -412,6 +429,10 @@ pub(crate) fn write_any_order_sets(
                 out.push_str(" | ");
             }
             first = false;
+            if let Some(separator) = separator.filter(|_| written != 0) {
+                out.push_str(separator);
+                out.push(' ');
+            }
             item(out, index);
             out.push(' ');
             name(out, written | (1 << index));

@@ -29,6 +29,18 @@
 //! ([`FormatDescription::is_bare`]) is never lazy: its `auto` grammar covers the whole output, the
 //! calls or text that cannot open one.
 //!
+//! # Python values
+//! Calls written as Python ([`CallName::Python`]) have no JSON for `%json` to check: their values are
+//! grammar rules written here from each schema, the same in Lark and GBNF (the structural tag carries
+//! them as a `grammar` in GBNF). A string is quoted with `"` or `'` (no line break; the escapes `\\`,
+//! `\'`, `\"`, `\n`, `\t`, `\r`; none with length bounds, so that the length is the value's); an
+//! integer has no leading zero; `True`, `False`, `None`; a list of `items` with `minItems` / `maxItems`
+//! (at most [`UNROLL_LIMIT`] optional items bounded); a dict of the declared properties, required ones
+//! present, in any order up to [`ANY_ORDER_LIMIT`]; `enum` / `const` as Python writes the values;
+//! `anyOf`, a list of types; a value without a type, any literal nested at most [`ANY_DEPTH`] levels.
+//! Not constrained: numeric bounds, `pattern`, `format`, `uniqueItems`, `$ref`; keywords that are not
+//! Python identifiers cannot be written and are left out.
+//!
 //! ```
 //! use parser_core::constraint::{
 //!     CallFormat, CallName, ConstraintRequest, FormatDescription, ReasoningMarkers, ReasoningStart,
@@ -70,6 +82,7 @@
 
 mod gbnf;
 mod grammar;
+mod python;
 mod structural;
 #[cfg(test)]
 mod tests;
@@ -87,6 +100,7 @@ use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
 pub use grammar::{Grammar, Node};
+pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
 /// The request's `tool_choice`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -259,6 +273,17 @@ pub enum CallName {
         /// The key of the arguments object (`arguments`).
         arguments: Cow<'static, str>,
     },
+    /// As [`CallName::JsonFields`], with a call-id field first whose value is a string of digits:
+    /// `{"ID": "0", "NAME": "function", "ARGUMENTS": {…}}` (Command-R7B / Command-A's
+    /// `tool_call_id`, a counter).
+    JsonFieldsIdFirst {
+        /// The key of the call id (`tool_call_id`).
+        id: Cow<'static, str>,
+        /// The key of the function name (`tool_name`).
+        name: Cow<'static, str>,
+        /// The key of the arguments object (`parameters`).
+        arguments: Cow<'static, str>,
+    },
     /// The call is a JSON object whose only key is the function name and whose value is the arguments
     /// object: `{"get_weather": {…}}` (Apertus, in an [array](CallFormat::array)).
     NameAsKey,
@@ -271,6 +296,12 @@ pub enum CallName {
         index_separator: Option<Cow<'static, str>>,
         /// After the name (and counter), before the arguments (`<|tool_call_argument_begin|>`).
         suffix: Cow<'static, str>,
+        /// The call's id stands first, as digits, then this literal, then the prefix (Solar:
+        /// `<|tool_call:begin|>0<|tool_call:name|>NAME`).
+        id_first: Option<Cow<'static, str>>,
+        /// No whitespace between `call_begin` and what follows it (a call opened by the name's own
+        /// prefix, `<function=NAME>`, which the parser reads with the name right after it).
+        tight: bool,
     },
     /// The name stands between literals, each argument after it in tags of its own:
     /// `PREFIX NAME SUFFIX (KEY_OPEN key KEY_CLOSE VALUE_OPEN value VALUE_CLOSE)* END` (Qwen3-Coder XML,
@@ -300,6 +331,11 @@ pub enum CallName {
         /// After the arguments (the closing fence).
         close: Cow<'static, str>,
     },
+    /// The call is Python: `NAME(KEY=VALUE, …)`, keyword arguments whose values are Python literals
+    /// (LFM2, Llama 4, Gemma). The grammars hold the keywords to the schema's properties as
+    /// [`ParameterTags`] holds tagged ones, and each value to its schema as a Python literal (see
+    /// [Python values](crate::constraint#python-values)); in a [`CallFormat::array`] the calls are a Python list.
+    Python,
 }
 
 /// How a call writes each parameter ([`CallName::Parameters`]):
@@ -378,11 +414,12 @@ pub struct CallFormat {
     /// Written between two calls: whitespace (the grammars accept any whitespace between calls) or a
     /// literal with whitespace around it (`,` between the elements of an [`array`](Self::array)).
     pub separator: Cow<'static, str>,
-    /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`): `[` opens
-    /// the block's calls and `]` closes them, whitespace around both; the separator is then `,`.
-    /// Requires a [`section`](Self::section), whose markers stand around the array (its end may be
-    /// empty: the `]` closes the block), and calls without markers of their own (an empty
-    /// `call_begin` and `call_end`).
+    /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`) or a Python
+    /// list (`<|tool_call_start|>[f(a=1), g()]`): `[` opens the block's calls and `]` closes them,
+    /// whitespace around both; the separator is then `,`. Calls have no markers of their own (an empty
+    /// `call_begin` and `call_end`); the [`section`](Self::section)'s markers stand around the array
+    /// (its end may be empty: the `]` closes the block), or, without a section, the list stands bare
+    /// at the start of the answer ([`FormatDescription::is_bare`]: Llama 4's `[f(a=1)]`).
     pub array: bool,
 }
 
@@ -549,11 +586,17 @@ impl FormatDescription {
 
     /// The character a bare call starts with: `{` for a JSON call, else its prefix's first.
     fn call_opening(&self) -> Option<char> {
+        if self.calls.array {
+            return Some('[');
+        }
         match &self.calls.name {
-            CallName::JsonFields { .. } | CallName::NameAsKey => Some('{'),
+            CallName::JsonFields { .. }
+            | CallName::JsonFieldsIdFirst { .. }
+            | CallName::NameAsKey => Some('{'),
             CallName::Tagged { prefix, .. }
             | CallName::Parameters { prefix, .. }
             | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
+            CallName::Python => None,
         }
     }
 
@@ -602,7 +645,14 @@ impl FormatDescription {
         }
         add(&self.calls.call_begin);
         match &self.calls.name {
-            CallName::Tagged { suffix, .. } => add(suffix),
+            CallName::Tagged {
+                suffix, id_first, ..
+            } => {
+                if let Some(id_end) = id_first {
+                    add(id_end);
+                }
+                add(suffix);
+            }
             CallName::Parameters {
                 prefix,
                 suffix,
@@ -627,7 +677,11 @@ impl FormatDescription {
                 }
             }
             // An enclosed call's prefix is text around a token; the family lists that token.
-            CallName::JsonFields { .. } | CallName::NameAsKey | CallName::Enclosed { .. } => {}
+            CallName::JsonFields { .. }
+            | CallName::JsonFieldsIdFirst { .. }
+            | CallName::NameAsKey
+            | CallName::Enclosed { .. }
+            | CallName::Python => {}
         }
         add(&self.calls.call_end);
         out
@@ -666,6 +720,7 @@ impl FormatDescription {
         let markers = self.markers();
         let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
         let calls = &self.calls;
+        let mut python = python::PyRules::default();
         for (at, tool) in shape.tools.iter().enumerate() {
             rules.push((
                 format!("call_{at}"),
@@ -675,10 +730,15 @@ impl FormatDescription {
                 ]),
             ));
             rules.push((format!("tail_{at}"), self.call_tail(at, tool)));
-            if let CallName::Parameters { parameters, .. } = &calls.name {
-                rules.extend(parameter_rules(at, tool, parameters, &markers));
+            match &calls.name {
+                CallName::Parameters { parameters, .. } => {
+                    rules.extend(parameter_rules(at, tool, parameters, &markers));
+                }
+                CallName::Python => rules.extend(python.arguments(at, tool)),
+                _ => {}
             }
         }
+        rules.append(&mut python.rules);
         let any_of = |prefix: &str| {
             Node::Alt(
                 (0..shape.tools.len())
@@ -722,10 +782,15 @@ impl FormatDescription {
                 let tail = Node::Seq(items);
                 rules.push(("calls_tail".into(), tail));
                 openings.push((begin.to_string(), "calls_tail"));
-                let section = Node::Seq(vec![
+                let mut section = Node::Seq(vec![
                     Node::Lit(begin.to_string()),
                     Node::Ref("calls_tail".into()),
                 ]);
+                if calls.name == CallName::Python && shape.parallel {
+                    // A Python list per block, and more blocks after it (LFM2 writes both).
+                    let again = Node::Seq(vec![Node::Ws, section.clone()]);
+                    section = Node::Seq(vec![section, Node::Star(Box::new(again))]);
+                }
                 if calls.section_optional {
                     rules.push(("bare_calls".into(), sequence(Node::Ref("call".into()))));
                     rules.push(("bare_tail".into(), sequence(any_of("tail"))));
@@ -734,6 +799,16 @@ impl FormatDescription {
                 } else {
                     section
                 }
+            }
+            None if calls.array => {
+                // A list of bare calls (Llama 4's `[f(a=1), g()]`), at the start of the answer.
+                Node::Seq(vec![
+                    Node::Lit("[".into()),
+                    Node::Ws,
+                    sequence(Node::Ref("call".into())),
+                    Node::Ws,
+                    Node::Lit("]".into()),
+                ])
             }
             None => {
                 rules.push(("calls_tail".into(), sequence(any_of("tail"))));
@@ -869,16 +944,50 @@ impl FormatDescription {
             items.push(Node::Lit(calls.call_end.to_string()));
             return Node::Seq(items);
         }
+        if let CallName::Python = &calls.name {
+            // Whitespace before the name (after `[`, a section opener or `,`); the name and `(` as
+            // the parser reads them, the arguments with their own whitespace.
+            let mut items = vec![
+                Node::Ws,
+                Node::Lit(format!("{}(", tool.name)),
+                Node::Ws,
+                Node::Ref(format!("args_{at}_0")),
+                Node::Lit(")".into()),
+            ];
+            if !calls.call_end.is_empty() {
+                items.extend([Node::Ws, Node::Lit(calls.call_end.to_string())]);
+            }
+            return Node::Seq(items);
+        }
         let mut items = vec![Node::Ws];
         match &calls.name {
             CallName::JsonFields {
                 name: name_key,
                 arguments,
+            }
+            | CallName::JsonFieldsIdFirst {
+                name: name_key,
+                arguments,
+                ..
             } => {
                 let key = |k: &str| Node::Lit(serde_json::to_string(k).unwrap_or_default());
+                items.extend([Node::Lit("{".into()), Node::Ws]);
+                if let CallName::JsonFieldsIdFirst { id, .. } = &calls.name {
+                    // The id as a counter: digits in a string.
+                    items.extend([
+                        key(id),
+                        Node::Ws,
+                        Node::Lit(":".into()),
+                        Node::Ws,
+                        Node::Lit("\"".into()),
+                        Node::Digits,
+                        Node::Lit("\"".into()),
+                        Node::Ws,
+                        Node::Lit(",".into()),
+                        Node::Ws,
+                    ]);
+                }
                 items.extend([
-                    Node::Lit("{".into()),
-                    Node::Ws,
                     key(name_key),
                     Node::Ws,
                     Node::Lit(":".into()),
@@ -900,7 +1009,16 @@ impl FormatDescription {
                 prefix,
                 index_separator,
                 suffix,
+                id_first,
+                tight,
             } => {
+                if *tight {
+                    items.clear();
+                }
+                if let Some(id_end) = id_first {
+                    // The id as a counter.
+                    items.extend([Node::Digits, Node::Lit(id_end.to_string()), Node::Ws]);
+                }
                 items.push(Node::Lit(format!("{prefix}{}", tool.name)));
                 if let Some(separator) = index_separator {
                     items.push(Node::Lit(separator.to_string()));
@@ -921,7 +1039,7 @@ impl FormatDescription {
                     Node::Lit("}".into()),
                 ]);
             }
-            CallName::Parameters { .. } => {}
+            CallName::Parameters { .. } | CallName::Python => {}
             CallName::Enclosed {
                 prefix,
                 open,

@@ -11,6 +11,12 @@
 //! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
 //! a `regex` of text that cannot open one.
 //!
+//! A Python call ([`CallName::Python`]) is a `tag` from its name and `(` to `)`, whose content is a
+//! `grammar`: the GBNF of its keyword arguments (xgrammar reads GBNF as its EBNF).
+//!
+//! A JSON call whose id comes first ([`CallName::JsonFieldsIdFirst`]) begins with the id's key; its
+//! content is the id's digits, then the name and arguments keys around the name, then the arguments.
+//!
 //! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
 //! one `tag` per declared property, in declared order (an optional property in an `optional`): the
 //! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
@@ -61,6 +67,30 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     "content": arguments(),
                     "end": format!("}}{}{}", calls.padding, calls.call_end),
                 },
+                CallName::JsonFieldsIdFirst {
+                    id,
+                    name,
+                    arguments: key,
+                } => object! {
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{{{}: \"",
+                        calls.call_begin,
+                        calls.padding,
+                        quoted(id),
+                    ),
+                    "content": object! {"type": "sequence", "elements": vec![
+                        object! {"type": "regex", "pattern": "[0-9]+"},
+                        const_string(&format!(
+                            "\", {}: {}, {}: ",
+                            quoted(name),
+                            quoted(&tool.name),
+                            quoted(key)
+                        )),
+                        arguments(),
+                    ]},
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
+                },
                 CallName::NameAsKey => object! {
                     "type": "tag",
                     "begin": format!(
@@ -76,9 +106,36 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     prefix,
                     index_separator,
                     suffix,
+                    id_first: Some(id_end),
+                    ..
                 } => {
-                    let begin =
-                        format!("{}{}{prefix}{}", calls.call_begin, calls.padding, tool.name);
+                    // The id first: the name is in the content, after the id's digits.
+                    let mut elements = vec![
+                        object! {"type": "regex", "pattern": "[0-9]+"},
+                        const_string(&format!("{id_end}{prefix}{}", tool.name)),
+                    ];
+                    if let Some(separator) = index_separator {
+                        elements.push(const_string(separator));
+                        elements.push(object! {"type": "regex", "pattern": "[0-9]+"});
+                    }
+                    elements.push(const_string(suffix));
+                    elements.push(arguments());
+                    object! {
+                        "type": "tag",
+                        "begin": format!("{}{}", calls.call_begin, calls.padding),
+                        "content": object! {"type": "sequence", "elements": elements},
+                        "end": format!("{}{}", calls.padding, calls.call_end),
+                    }
+                }
+                CallName::Tagged {
+                    prefix,
+                    index_separator,
+                    suffix,
+                    tight,
+                    ..
+                } => {
+                    let padding = if *tight { "" } else { calls.padding.as_ref() };
+                    let begin = format!("{}{padding}{prefix}{}", calls.call_begin, tool.name);
                     let elements = match index_separator {
                         Some(separator) => vec![
                             const_string(separator),
@@ -137,6 +194,15 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
                     };
                     object! {"type": "tag", "begin": begin, "content": content, "end": end}
                 }
+                CallName::Python => object! {
+                    "type": "tag",
+                    "begin": format!("{}{}{}(", calls.call_begin, calls.padding, tool.name),
+                    "content": object! {
+                        "type": "grammar",
+                        "grammar": super::python::arguments_grammar(tool).gbnf(),
+                    },
+                    "end": format!("){}{}", calls.padding, calls.call_end),
+                },
                 CallName::Enclosed {
                     prefix,
                     open,
@@ -172,12 +238,18 @@ pub(crate) fn render(format: &FormatDescription, shape: &Shape<'_>) -> Value {
     } else {
         let stop_after_first = !shape.parallel;
         let with_separator = |tags: Vec<Value>| {
-            object! {
+            let calls_of = object! {
                 "type": "tags_with_separator",
                 "tags": tags,
                 "separator": calls.separator.as_ref(),
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
+            };
+            if calls.array && calls.section.is_none() {
+                // A bare list: its brackets around the calls.
+                object! {"type": "tag", "begin": "[", "content": calls_of, "end": "]"}
+            } else {
+                calls_of
             }
         };
         match &calls.section {

@@ -128,6 +128,8 @@ fn kimi_like() -> FormatDescription {
                 prefix: "functions.".into(),
                 index_separator: Some(":".into()),
                 suffix: "<|a|>".into(),
+                id_first: None,
+                tight: false,
             },
             call_end: "<|/c|>".into(),
             padding: "".into(),
@@ -779,4 +781,129 @@ fn bare_calls(#[case] choice: ToolChoice, #[case] text: &str, #[case] accepted: 
         let result = llg::accepts(&lark, text);
         assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
     }
+}
+
+/// A bare Python list of calls of `f`, whose one required keyword `v` has `schema`.
+fn python_constraint(schema: Value) -> Constraint {
+    let format = FormatDescription {
+        reasoning: None,
+        calls: CallFormat {
+            section: None,
+            section_optional: false,
+            call_begin: "".into(),
+            name: CallName::Python,
+            call_end: "".into(),
+            padding: "".into(),
+            separator: ", ".into(),
+            array: true,
+        },
+        reserved: vec![],
+    };
+    let tools = Tools::from_json(&json!([{"type": "function", "function": {"name": "f",
+        "parameters": {"type": "object", "properties": {"v": schema}, "required": ["v"]}}}]))
+    .unwrap();
+    format
+        .constraint(
+            Some(&tools),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap()
+}
+
+#[rstest]
+#[case::string(json!({"type": "string"}), r#""a \"b\" é""#, true)]
+#[case::string_single_quotes(json!({"type": "string"}), r"'it\'s'", true)]
+#[case::string_no_line_break(json!({"type": "string"}), "'a\nb'", false)]
+#[case::string_bounded_no_escape(json!({"type": "string", "maxLength": 4}), r"'a\nb'", false)]
+#[case::string_bounded(json!({"type": "string", "minLength": 2, "maxLength": 3}), "'abc'", true)]
+#[case::string_too_long(json!({"type": "string", "maxLength": 2}), "'abc'", false)]
+#[case::integer(json!({"type": "integer"}), "-12", true)]
+#[case::integer_leading_zero(json!({"type": "integer"}), "012", false)]
+#[case::number(json!({"type": "number"}), "1.5e-3", true)]
+#[case::boolean(json!({"type": "boolean"}), "True", true)]
+#[case::boolean_json(json!({"type": "boolean"}), "true", false)]
+#[case::null(json!({"type": ["string", "null"]}), "None", true)]
+#[case::enum_member(json!({"enum": ["a", 1, null]}), "'a'", true)]
+#[case::enum_none(json!({"enum": ["a", 1, null]}), "None", true)]
+#[case::enum_other(json!({"enum": ["a", 1, null]}), "2", false)]
+#[case::list(json!({"type": "array", "items": {"type": "integer"}}), "[1, 2,3]", true)]
+#[case::list_empty(json!({"type": "array", "items": {"type": "integer"}}), "[ ]", true)]
+#[case::list_bounded(json!({"type": "array", "maxItems": 2}), "[1, 'x', None]", false)]
+#[case::list_min(json!({"type": "array", "minItems": 2}), "[1]", false)]
+#[case::dict(
+    json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+           "required": ["a"]}),
+    "{'b': 'x', \"a\": 1}",
+    true
+)]
+#[case::dict_missing(
+    json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}),
+    "{}",
+    false
+)]
+#[case::dict_undeclared(
+    json!({"type": "object", "properties": {"a": {"type": "integer"}}}),
+    "{'c': 1}",
+    false
+)]
+#[case::any(json!({}), "[{'k': [None, 1.5, 'x']}]", true)]
+#[case::any_not_an_expression(json!({}), "1 + 2", false)]
+fn python_values(#[case] schema: Value, #[case] value: &str, #[case] accepted: bool) {
+    let constraint = python_constraint(schema);
+    let text = format!("[f(v={value})]");
+    for (form, grammar) in both(&constraint) {
+        let result = llg::accepts(&grammar, &text);
+        assert_eq!(result.is_ok(), accepted, "{form}: {text:?}: {result:?}");
+    }
+}
+
+#[test]
+fn python_keywords_in_any_order_separated_by_commas() {
+    let format_tools = json!([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c-d": {"type": "integer"}},
+        "required": ["a"]}}}]);
+    let tools = Tools::from_json(&format_tools).unwrap();
+    let format = FormatDescription {
+        reasoning: None,
+        calls: CallFormat {
+            section: Some(("<calls>".into(), "</calls>".into())),
+            section_optional: false,
+            call_begin: "".into(),
+            name: CallName::Python,
+            call_end: "".into(),
+            padding: "".into(),
+            separator: ", ".into(),
+            array: true,
+        },
+        reserved: vec![],
+    };
+    let constraint = format
+        .constraint(
+            Some(&tools),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, false),
+        )
+        .unwrap();
+    for (text, accepted) in [
+        ("<calls>[f(b=2, a=1)]</calls>", true),
+        ("<calls>[f(a=1)]</calls>", true),
+        ("<calls>[f(a=1 b=2)]</calls>", false),
+        ("<calls>[f(, a=1)]</calls>", false),
+        ("<calls>[f(b=2)]</calls>", false),
+        // Not an identifier: cannot be a keyword, so never written.
+        ("<calls>[f(a=1, c-d=2)]</calls>", false),
+        ("<calls>[f(a=1), f(a=2)]</calls>", false),
+    ] {
+        for (form, grammar) in both(&constraint) {
+            let result = llg::accepts(&grammar, text);
+            assert_eq!(result.is_ok(), accepted, "{form}: {text:?}: {result:?}");
+        }
+    }
+    let tag = &constraint.structural_tag["format"];
+    assert_eq!(tag["begin"], "<calls>[");
+    let call = &tag["content"]["tags"][0];
+    assert_eq!(call["begin"], "f(");
+    assert_eq!(call["content"]["type"], "grammar");
 }
