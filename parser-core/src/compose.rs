@@ -11,6 +11,13 @@ use crate::tool::ToolParser;
 pub trait OutputParser: Send {
     /// Feeds the next piece of output.
     fn push(&mut self, text: &str, out: &mut dyn Sink);
+    /// [`push`](Self::push) into the [`Parser`]'s own buffer. A parser may override it to write its
+    /// common delta with static calls into [`Deltas`] rather than through `dyn Sink` (it must write
+    /// exactly what `push` would). Default: `push`.
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.push(text, out);
+    }
     /// Ends the output.
     fn finish(&mut self, out: &mut dyn Sink);
     /// The stage the output started in.
@@ -251,6 +258,22 @@ impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> 
         self.push_routed(text, out);
     }
 
+    /// As [`push`](OutputParser::push), the common delta written into `out` directly (no dynamic call
+    /// per delta inside reasoning).
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        if self.held.is_none() {
+            match self.reasoning.route(text) {
+                Route::Reasoning if self.inline => return out.content(text),
+                Route::Reasoning => return out.reasoning(text),
+                Route::Content => return self.tools.push_deltas(text, out),
+                Route::Nothing => return,
+                Route::Machine => {}
+            }
+        }
+        self.push_routed(text, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         let mut router = Router {
             tools: &mut self.tools,
@@ -345,7 +368,7 @@ impl Parser {
     pub fn push(&mut self, text: &str) -> &Deltas {
         self.deltas.clear();
         if !self.finished {
-            self.inner.push(text, &mut self.deltas);
+            self.inner.push_deltas(text, &mut self.deltas);
         }
         &self.deltas
     }

@@ -250,9 +250,11 @@ impl Deltas {
 }
 
 impl Sink for Deltas {
+    #[inline]
     fn reasoning(&mut self, text: &str) {
         self.append(Kind::Reasoning, text);
     }
+    #[inline]
     fn content(&mut self, text: &str) {
         self.append(Kind::Content, text);
     }
@@ -268,6 +270,7 @@ impl Sink for Deltas {
             end,
         });
     }
+    #[inline]
     fn tool_call_arguments(&mut self, index: usize, fragment: &str) {
         self.append(Kind::Arguments { index }, fragment);
     }

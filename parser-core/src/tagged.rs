@@ -72,7 +72,7 @@ impl ObjectArgs {
 
     /// Writes a piece of a string value, escaped: as is when nothing needs escaping (the common case),
     /// else escaped into a reused buffer and written in one piece.
-    pub fn string_chunk(&mut self, calls: &mut Calls, out: &mut dyn Sink, text: &str) {
+    pub fn string_chunk<S: Sink + ?Sized>(&mut self, calls: &mut Calls, out: &mut S, text: &str) {
         if !text.bytes().any(needs_escape) {
             calls.args(out, text);
             return;
@@ -430,13 +430,13 @@ impl ParamValue {
     /// `syntax.ends` and no trailing newline to hold, `text` is value text as `run` would find it; it is
     /// written (escaped) and `true` returned. `false`: nothing changed.
     #[inline]
-    pub fn take_plain(
+    pub fn take_plain<S: Sink + ?Sized>(
         &mut self,
         text: &str,
         syntax: &ValueSyntax,
         args: &mut ObjectArgs,
         calls: &mut Calls,
-        out: &mut dyn Sink,
+        out: &mut S,
     ) -> bool {
         let plain = self.is_string()
             && self.reader.started

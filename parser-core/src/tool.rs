@@ -6,7 +6,7 @@
 //!   (JSON-aware: braces, quotes and markers inside strings never end them), and falls back to raw text
 //!   flagged invalid when the JSON breaks.
 
-use crate::deltas::{Accumulator, Sink};
+use crate::deltas::{Accumulator, Deltas, Sink};
 use crate::json::{JsonScanner, JsonStatus, is_ws, leading_ws};
 use crate::message::ParsedMessage;
 use crate::options::ParseOptions;
@@ -31,6 +31,14 @@ pub trait ToolParser: Send {
 
     /// True while the parser is inside a call block (a marker was seen and its block has not ended).
     fn in_block(&self) -> bool;
+
+    /// [`push`](Self::push) into a [`Deltas`] buffer (what [`crate::Parser`] pushes into). A parser on
+    /// [`Carry::feed_calls`] overrides it with [`Carry::feed_calls_deltas`], which writes the common
+    /// delta with static calls. It must write exactly what `push` would. Default: `push`.
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.push(text, out);
+    }
 
     /// One-shot: content and calls of `text`.
     fn parse(&mut self, text: &str) -> ParsedMessage
@@ -120,8 +128,10 @@ pub trait CallMachine {
     /// [`JsonArgs::take_plain`], [`JsonCall::take_plain`](crate::JsonCall::take_plain),
     /// [`ParamValue::take_plain`](crate::ParamValue::take_plain)). `false`: nothing changed, run the
     /// machine. Default: `false`.
+    /// Generic over the sink so that [`Carry::feed_calls_deltas`] writes the fragment into
+    /// [`Deltas`] with static calls.
     #[inline]
-    fn plain_arguments(&mut self, _text: &str, _out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, _text: &str, _out: &mut S) -> bool {
         false
     }
 }
@@ -133,11 +143,33 @@ impl Carry {
     /// inside a string argument ([`CallMachine::plain_arguments`]).
     #[inline]
     pub fn feed_calls<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
+        self.feed_calls_into(delta, machine, out);
+    }
+
+    /// [`feed_calls`](Self::feed_calls) into a [`Deltas`] buffer: the common content delta is written
+    /// with a static call (for [`ToolParser::push_deltas`]).
+    #[inline]
+    pub fn feed_calls_deltas<M: CallMachine>(
+        &mut self,
+        delta: &str,
+        machine: &mut M,
+        out: &mut Deltas,
+    ) {
+        self.feed_calls_into(delta, machine, out);
+    }
+
+    #[inline(always)]
+    fn feed_calls_into<M: CallMachine, S: DynSink + ?Sized>(
+        &mut self,
+        delta: &str,
+        machine: &mut M,
+        out: &mut S,
+    ) {
         if self.held().is_empty() {
             match machine.content_state() {
                 Some((calls, markers)) => {
-                    if calls.plain_content("", markers, delta, out) {
-                        return;
+                    if calls.take_plain_content(markers, delta) {
+                        return out.content(delta);
                     }
                 }
                 None => {
@@ -148,13 +180,32 @@ impl Carry {
                 }
             }
         }
-        self.feed_machine(delta, machine, out);
+        self.feed_machine(delta, machine, out.as_dyn());
     }
 
     /// The rest of [`feed_calls`](Self::feed_calls), out of the common path.
     #[inline(never)]
     fn feed_machine<M: CallMachine>(&mut self, delta: &str, machine: &mut M, out: &mut dyn Sink) {
         self.feed(delta, machine, |m, text| m.step(text, false, out));
+    }
+}
+
+/// A sink that is, or can be used as, `dyn Sink` (the machine's side of [`Carry::feed_calls`]).
+trait DynSink: Sink {
+    fn as_dyn(&mut self) -> &mut dyn Sink;
+}
+
+impl DynSink for dyn Sink + '_ {
+    #[inline(always)]
+    fn as_dyn(&mut self) -> &mut dyn Sink {
+        self
+    }
+}
+
+impl DynSink for Deltas {
+    #[inline(always)]
+    fn as_dyn(&mut self) -> &mut dyn Sink {
+        self
     }
 }
 
@@ -216,6 +267,17 @@ impl Calls {
         true
     }
 
+    /// [`plain_content`](Self::plain_content) with nothing held, without the write: on `true` the
+    /// content bookkeeping is done and the caller writes `text` as content.
+    #[inline]
+    pub fn take_plain_content(&mut self, markers: &MarkerSet, text: &str) -> bool {
+        if self.ended || markers.may_contain_marker(text) {
+            return false;
+        }
+        self.note_content(text);
+        true
+    }
+
     /// Whether a turn start has ended the output.
     pub fn ended(&self) -> bool {
         self.ended
@@ -232,10 +294,16 @@ impl Calls {
         if text.is_empty() {
             return;
         }
+        self.note_content(text);
+        out.content(text);
+    }
+
+    /// The content policy's bookkeeping for content `text`.
+    #[inline]
+    fn note_content(&mut self, text: &str) {
         if self.strict && !self.blocked && !text.bytes().all(is_ws) {
             self.blocked = true;
         }
-        out.content(text);
     }
 
     /// Whether call markup may still start a call (false once the strict policy has seen content).
@@ -325,7 +393,8 @@ impl Calls {
     }
 
     /// Writes an argument fragment of the open call (ignored when no call is open).
-    pub fn args(&mut self, out: &mut dyn Sink, fragment: &str) {
+    #[inline]
+    pub fn args<S: Sink + ?Sized>(&mut self, out: &mut S, fragment: &str) {
         if let Some(index) = self.open
             && !fragment.is_empty()
         {

@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Found, JsonArgs, LeadCall,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonArgs, LeadCall,
     Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools,
     ValueSyntax, ValueType, is_json_object, leading_ws, literal_at, section_lead,
 };
@@ -123,6 +123,11 @@ impl ToolParser for DsmlToolParser {
     #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

@@ -22,9 +22,9 @@
 //! 3. simplified: ``function<NAME>\n```json\n{…}\n``` ``
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, JsonArgs, JsonScanner, JsonStatus,
-    LeadCall, Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, fit_within,
-    leading_ws, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Deltas, JsonArgs, JsonScanner,
+    JsonStatus, LeadCall, Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within,
+    fit_within, leading_ws, literal_at, section_lead,
 };
 
 use crate::markers::*;
@@ -168,6 +168,11 @@ impl ToolParser for NativeToolParser {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
 
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         self.carry
             .finish(&mut self.machine, |m, text| m.run(text, true, out));
@@ -201,7 +206,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = matches!(self.state, State::Args(_)) && self.args.take_plain(text);
         if took {
             self.calls.args(out, text);

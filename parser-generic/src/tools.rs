@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, JsonScanner, JsonStatus,
-    Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools,
-    find_within, leading_ws, literal_at,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonCall, JsonScanner,
+    JsonStatus, Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink,
+    ToolParser, Tools, find_within, leading_ws, literal_at,
 };
 
 use super::head::{HEAD_LIMIT, Head, Stop, head, param_head, py_call_name};
@@ -122,6 +122,11 @@ impl ToolParser for GenericToolParser {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
 
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         self.carry
             .finish(&mut self.machine, |m, text| m.run(text, true, out));
@@ -164,11 +169,18 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = match self.state {
             // In an array, each element's end is tracked per delta: the machine reads it.
             State::Json => !self.in_array && self.json.take_plain(text),
             State::ArgsObject => self.scanner.take_string_run(text),
+            // A tagged string value writes the delta itself (escaped).
+            State::Value => {
+                let value = self.syntax.value;
+                return self
+                    .value
+                    .take_plain(text, value, &mut self.args, &mut self.calls, out);
+            }
             _ => false,
         };
         if took {
@@ -269,14 +281,27 @@ impl Machine {
                 State::Json => {
                     // In an array, each element is read on its own: up to the brace that closes it
                     // (found bracket- and string-aware however malformed it is), which ends it there.
+                    // Its end is looked for in a window of the text ahead, never in all of it (see
+                    // `ElementEnd::window`).
+                    let (ahead, whole) = if self.in_array {
+                        self.element.window(rest)
+                    } else {
+                        (rest, true)
+                    };
                     let (slice, at_end) =
-                        match self.in_array.then(|| self.element.find(rest)).flatten() {
-                            Some(end) => (&rest[..end], true),
-                            None => (rest, eof),
+                        match self.in_array.then(|| self.element.find(ahead)).flatten() {
+                            Some(end) => (&ahead[..end], true),
+                            None => (ahead, eof && whole),
                         };
                     let (used, end) = self.json.run(slice, at_end, s.stops, &mut self.calls, out);
                     if self.in_array {
                         self.element.advance(&slice[..used]);
+                        if end == CallEnd::Open && !whole {
+                            // The window was read as a chunk of a stream is: go on after it.
+                            self.element.grow();
+                            pos += used;
+                            continue;
+                        }
                     }
                     pos += used;
                     match end {
@@ -308,10 +333,15 @@ impl Machine {
                     }
                 }
                 State::SkipElement => {
-                    // Content up to the element's end, or up to a marker that ends the block first.
-                    let end = self.element.find(rest);
-                    let upto = end.unwrap_or(rest.len());
-                    match s.stops.find(&rest[..upto], eof || end.is_some()) {
+                    // Content up to the element's end, or up to a marker that ends the block first;
+                    // a window at a time, as in `State::Json`.
+                    let (ahead, whole) = self.element.window(rest);
+                    let end = self.element.find(ahead);
+                    let upto = end.unwrap_or(ahead.len());
+                    match s
+                        .stops
+                        .find(&ahead[..upto], (eof && whole) || end.is_some())
+                    {
                         Some(Found::Marker { start, .. }) => {
                             self.calls.content(out, &rest[..start]);
                             pos += start;
@@ -320,14 +350,22 @@ impl Machine {
                         Some(Found::Partial { start }) => {
                             self.calls.content(out, &rest[..start]);
                             self.element.advance(&rest[..start]);
-                            return pos + start;
+                            if whole {
+                                return pos + start;
+                            }
+                            self.element.grow();
+                            pos += start;
                         }
                         None => {
-                            self.calls.content(out, &rest[..upto]);
+                            self.calls.content(out, &ahead[..upto]);
                             pos += upto;
                             if end.is_none() {
-                                self.element.advance(rest);
-                                return pos;
+                                self.element.advance(ahead);
+                                if whole {
+                                    return pos;
+                                }
+                                self.element.grow();
+                                continue;
                             }
                             self.state = State::AfterCall;
                         }
@@ -656,16 +694,58 @@ enum After {
 /// must not swallow the next element) — read from the element's first byte, whether or not the
 /// element is valid JSON (`{"time": 15:30}` still ends at its brace). A malformed element thereby ends
 /// where it ends, and its siblings are read on their own. Bytes only decide, so every chunking agrees.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// The end is looked for a window at a time ([`window`](Self::window)): an element that never
+/// balances its braces would otherwise be searched to the end of the output, and once per element
+/// after it too (quadratic on `[{…` repeated). Reading a window as if the stream stopped there is what
+/// a push ending there does, so the result is the same (streaming equals one-shot).
+#[derive(Clone, Copy, Debug)]
 struct ElementEnd {
     depth: u32,
     in_string: bool,
     escaped: bool,
     /// The element's opening bracket was seen.
     opened: bool,
+    /// How many bytes ahead the end is looked for.
+    window: usize,
 }
 
+impl Default for ElementEnd {
+    fn default() -> Self {
+        ElementEnd {
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            opened: false,
+            window: ELEMENT_WINDOW,
+        }
+    }
+}
+
+/// The first window an element's end is looked for in; it doubles while the element goes on, so a
+/// long element costs a few windows and a short one no more than one.
+const ELEMENT_WINDOW: usize = 2048;
+
 impl ElementEnd {
+    /// The text ahead to look in now (cut at a character boundary, never empty when `text` is not),
+    /// and whether it is all of `text`.
+    fn window<'t>(&self, text: &'t str) -> (&'t str, bool) {
+        if text.len() <= self.window {
+            return (text, true);
+        }
+        let mut cut = self.window;
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        (&text[..cut], cut == text.len())
+    }
+
+    /// After a window that did not hold the element's end: the next one is twice as large, so that a
+    /// long element is read in a few windows.
+    fn grow(&mut self) {
+        self.window = self.window.saturating_mul(2);
+    }
+
     /// Consumes one byte; true when it closes the element.
     fn step(&mut self, byte: u8) -> bool {
         if self.in_string {

@@ -34,9 +34,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallMachine, Calls, Carry, ContentStep, Found, Literal, MarkerSet, ObjectArgs, ParamStep,
-    ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within, leading_ws,
-    literal_at,
+    CallMachine, Calls, Carry, ContentStep, Deltas, Found, Literal, MarkerSet, ObjectArgs,
+    ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax, find_within,
+    leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -120,6 +120,11 @@ impl ToolParser for GlmToolParser {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
 
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         let m = &mut self.machine;
         self.carry.finish(m, |m, text| m.run(text, true, out));
@@ -169,7 +174,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         self.state == State::Value
             && self
                 .value

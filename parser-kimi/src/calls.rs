@@ -31,8 +31,9 @@
 //! content or arguments (issue 18).
 
 use parser_core::{
-    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, JsonArgs, LeadCall, Literal,
-    MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at, section_lead,
+    ArgsEnd, ArgsSyntax, CallMachine, Calls, Carry, ContentStep, Deltas, JsonArgs, LeadCall,
+    Literal, MarkerSet, ParseOptions, Sink, ToolParser, find_within, leading_ws, literal_at,
+    section_lead,
 };
 
 use crate::markers::*;
@@ -146,6 +147,11 @@ impl ToolParser for KimiToolParser {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
 
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         self.carry
             .finish(&mut self.machine, |m, text| m.run(text, true, out));
@@ -173,7 +179,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = self.state == State::Args && self.args.take_plain(text);
         if took {
             self.calls.args(out, text);

@@ -150,6 +150,49 @@ fn ids_are_generated_when_the_model_writes_none() {
     check_generated_ids(&make, "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}");
 }
 
+// Array elements far longer than the window the generic engine looks for an element's end in (a few
+// KB): read one window after another as across pushes, so one-shot agrees with every chunking; and an
+// element whose braces never balance, followed by many more, is ended by the next opener each time
+// (linear: this output once took quadratic time).
+#[test]
+fn long_and_unbalanced_array_elements() {
+    let value = "a}{[TOOL_CALLS] \\\" é ".repeat(1500);
+    let arguments: &'static str = format!(r#"{{"s": "{value}"}}"#).leak();
+    let output = format!(
+        r#"[TOOL_CALLS] [{{"name": "a", "arguments": {arguments}}}, {{"name": "b", "arguments": {{}}}}]"#
+    );
+    let message = run("mistral-v0.3", prompt_options(Some(TAIL), None), &output);
+    check_row(
+        &message,
+        None,
+        None,
+        &[RowCall::Valid("a", arguments), RowCall::Valid("b", "{}")],
+    );
+
+    let broken = format!(
+        r#"[TOOL_CALLS] [{{"name": "a", "arguments": {{"t": {{ {} "#,
+        "x ".repeat(3000)
+    );
+    let output = format!(
+        "{}[TOOL_CALLS] [{{\"name\": \"b\", \"arguments\": {{}}}}]",
+        broken.repeat(4)
+    );
+    let message = run("mistral-v0.3", prompt_options(Some(TAIL), None), &output);
+    let invalid = RowCall::Invalid("a");
+    check_row(
+        &message,
+        None,
+        None,
+        &[
+            invalid,
+            invalid,
+            invalid,
+            invalid,
+            RowCall::Valid("b", "{}"),
+        ],
+    );
+}
+
 #[test]
 fn every_sample_parses_under_every_split() {
     assert_eq!(check_sample_splits("mistral"), 3);

@@ -31,7 +31,7 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, CallMachine, Calls, Carry, ContentStep, Found, JsonCall, Literal, MarkerSet,
+    CallEnd, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonCall, Literal, MarkerSet,
     ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
     leading_ws, literal_at,
 };
@@ -163,6 +163,11 @@ impl ToolParser for QwenToolParser {
         self.carry.feed_calls(text, &mut self.machine, out);
     }
 
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
+    }
+
     fn finish(&mut self, out: &mut dyn Sink) {
         self.carry
             .finish(&mut self.machine, |m, text| m.run(text, true, out));
@@ -224,7 +229,7 @@ impl CallMachine for Machine {
     }
 
     #[inline]
-    fn plain_arguments(&mut self, text: &str, out: &mut dyn Sink) -> bool {
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         match self.state {
             State::Json if self.json.take_plain(text) => {
                 self.calls.args(out, text);
