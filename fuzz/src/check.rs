@@ -629,6 +629,9 @@ const DROPPABLE: &[&str] = &[
     "<seed:eos>",
     "<|end_of_text|>",
     "<SPECIAL_12>",
+    "</assistant>",
+    "<|role_end|>",
+    "<|iquest_end|>",
 ];
 
 impl MarkerTable {
@@ -773,7 +776,9 @@ fn occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = u
 /// text, so `R` comes next in `S` — up to where another marker starts inside `R`, which the parser may
 /// have taken as markup (nothing between them in the input can come out before `R`, by order).
 /// The one place where a piece is not a slice — a parser that drops an end-of-sequence token from the
-/// middle of held text and emits what is around it as one piece — is covered: a rule-1 excess counts only
+/// middle of held text and emits what is around it as one piece — is covered: rule 1 also counts the
+/// markers of the input with its end-of-sequence tokens removed (the text around a dropped token may
+/// join into a marker) and takes the larger count, a rule-1 excess counts only
 /// when every piece holding the marker is found verbatim in the input, and rule 2 does not judge a piece
 /// whose possible source (between the cursor and the input seen) holds an end-of-sequence token (the
 /// families' own, and a template's end-of-turn tokens), nor one not found at all.
@@ -793,6 +798,19 @@ pub fn check_leaks(input: &str, record: &Record, markers: &MarkerTable) -> Resul
     if out_counts.iter().any(|&c| c > 0) {
         let mut in_counts = vec![0usize; markers.markers.len()];
         markers.count(input, &mut in_counts);
+        // A parser drops end-of-sequence tokens wherever they stand, so the text around one may join
+        // into a marker (`</a<|iquest_end|>rg_key>`): count the input without them too.
+        if markers.droppable.iter().any(|t| input.contains(t)) {
+            let mut joined = input.to_owned();
+            for token in &markers.droppable {
+                joined = joined.replace(token, "");
+            }
+            let mut joined_counts = vec![0usize; markers.markers.len()];
+            markers.count(&joined, &mut joined_counts);
+            for (had, joined) in in_counts.iter_mut().zip(joined_counts) {
+                *had = (*had).max(joined);
+            }
+        }
         for (n, (&got, &had)) in out_counts.iter().zip(&in_counts).enumerate() {
             if got > had {
                 let marker = markers.markers[n];

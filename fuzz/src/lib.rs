@@ -99,8 +99,9 @@ pub enum Family {
     /// The generic parser the differential analyzer builds from a chat template
     /// (`parser_auto::prepare` on templates of `templates/`).
     Generic,
-    /// The families written as data (Hermes, MiniMax-M2, Seed-OSS, Granite, Nemotron, ERNIE, Hunyuan, LongCat: specs run by the
-    /// generic engine), seeded from their corpus cases.
+    /// The families written as data (Hermes, MiniMax-M2, Seed-OSS, Granite, Nemotron, ERNIE, Hunyuan,
+    /// LongCat, Laguna, Ling 3, IQuest Q1: specs run by the generic engine), seeded from their corpus
+    /// cases.
     Data,
 }
 

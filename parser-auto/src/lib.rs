@@ -60,6 +60,9 @@
 //! - `nemotron` (default): NVIDIA Nemotron Nano v2 (`<TOOLCALL>` JSON lists) and Nemotron 3 Nano (XML calls), written as data, from `parser-nemotron`.
 //! - `granite` (default): IBM Granite 3.x (`<|tool_call|>` JSON lists, `<think>` / `<response>`), Granite 4.x, Granite-20B-FC, written as data, from `parser-granite`.
 //! - `seed` (default): ByteDance Seed-OSS (`<seed:think>`, `<seed:tool_call>` XML calls), written as data, from `parser-seed`.
+//! - `poolside` (default): Poolside Laguna (GLM-4.5 `<arg_key>` / `<arg_value>` calls), written as data, from `parser-poolside`.
+//! - `iquest` (default): IQuest Q1 (GLM-4.7 `<arg_key>` / `<arg_value>` calls in `<iquest_tool_call>`), written as data, from `parser-iquest`.
+//! - `ling` (default): inclusionAI Ling 3 (GLM `<arg_key>` / `<arg_value>` calls), written as data, from `parser-ling`.
 //! - `minimax` (default): MiniMax-M2 / M2.1 (`<minimax:tool_call>` / `<invoke>` calls), written as data, from `parser-minimax`.
 //! - `hermes` (default): NousResearch Hermes-2-Pro / 3 / 4 (`<tool_call>` JSON calls, Hermes-4's `<think>`), written as data, from `parser-hermes`.
 //! - `phi` (default): phi4-mini, from `parser-phi` (a family as data).
@@ -175,10 +178,22 @@ pub use parser_gemma as gemma;
 #[cfg_attr(docsrs, doc(cfg(feature = "hermes")))]
 pub use parser_hermes as hermes;
 
+/// The iquest family (feature `iquest`).
+#[cfg(feature = "iquest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "iquest")))]
+pub use parser_iquest as iquest;
+/// The ling family (feature `ling`).
+#[cfg(feature = "ling")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ling")))]
+pub use parser_ling as ling;
 /// The Minimax family (feature `minimax`).
 #[cfg(feature = "minimax")]
 #[cfg_attr(docsrs, doc(cfg(feature = "minimax")))]
 pub use parser_minimax as minimax;
+/// The poolside family (feature `poolside`).
+#[cfg(feature = "poolside")]
+#[cfg_attr(docsrs, doc(cfg(feature = "poolside")))]
+pub use parser_poolside as poolside;
 
 /// The Seed family (feature `seed`).
 #[cfg(feature = "seed")]
@@ -335,6 +350,9 @@ fn signature_entry(source: &str) -> Option<&'static str> {
         return Some("deepseek-v3.2");
     }
     if source.contains("<arg_key>") && source.contains("<arg_value>") {
+        if let Some(name) = glm_layout_signature(source) {
+            return Some(name);
+        }
         // GLM-4.7 and later open `<think>` in the generation prompt (after the last `<|assistant|>`);
         // GLM-4.5/4.6 leave it to the model (and render `<think></think>` only with thinking off).
         let generation_prompt = source.rsplit("<|assistant|>").next().unwrap_or_default();
@@ -421,6 +439,20 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "hunyuan-a13b"
     } else if has("<longcat_tool_call>") {
         "longcat"
+    } else {
+        return None;
+    };
+    parser_core::find_by_name(name).ok().map(|entry| entry.name)
+}
+
+/// Templates of other vendors that write GLM's `<arg_key>` / `<arg_value>` calls, told apart by their
+/// turn markup: Poolside Laguna's `<assistant>` … `</assistant>` turns, Ling 3's `<role>ASSISTANT</role>`.
+/// `None` when the template is not one of them (or its family is not compiled in): GLM's own route.
+fn glm_layout_signature(source: &str) -> Option<&'static str> {
+    let name = if source.contains("<role>ASSISTANT</role>") {
+        "ling-3"
+    } else if source.contains("<assistant>") && source.contains("</assistant>") {
+        "laguna"
     } else {
         return None;
     };
@@ -915,6 +947,12 @@ pub fn enabled_families() -> &'static [&'static str] {
         "jamba",
         #[cfg(feature = "olmo")]
         "olmo",
+        #[cfg(feature = "poolside")]
+        "poolside",
+        #[cfg(feature = "ling")]
+        "ling",
+        #[cfg(feature = "iquest")]
+        "iquest",
         #[cfg(feature = "ernie")]
         "ernie",
         #[cfg(feature = "hunyuan")]

@@ -166,3 +166,26 @@ fn glm_templates_parse_with_the_glm_family() {
         );
     }
 }
+
+/// Other vendors' templates with GLM's `<arg_key>` / `<arg_value>` calls reach their own families, told
+/// apart by their turn markup (the generation prompts of Poolside Laguna XS-2.1 and Ling-3.0-flash,
+/// with their call instructions); GLM's keep theirs (`every_template_takes_its_route`).
+#[rstest::rstest]
+#[case::laguna(
+    "{{- '<tool_call>function-name\\n<arg_key>argument-key</arg_key>\\n<arg_value>value</arg_value>\\n</tool_call>' -}}{%- for m in messages -%}{{- '<user>\\n' + m.content + '\\n</user>\\n' -}}{%- endfor -%}{%- if add_generation_prompt -%}{{- '<assistant>\\n' -}}{%- if enable_thinking -%}{{- '<think>' -}}{%- else -%}{{- '</think>' -}}{%- endif -%}{%- endif -%}{{- '</assistant>' if false else '' -}}",
+    "laguna"
+)]
+#[case::ling3(
+    "{{- '<tool_call>{function-name}\\n<arg_key>{arg-key-1}</arg_key>\\n<arg_value>{arg-value-1}</arg_value>\\n</tool_call>' -}}{%- for m in messages -%}{{- '<role>HUMAN</role>' + m.content + '<|role_end|>' -}}{%- endfor -%}{%- if add_generation_prompt -%}{{- '<role>ASSISTANT</role>\\n<think>' -}}{%- endif -%}",
+    "ling-3"
+)]
+fn glm_layout_templates_of_other_vendors_reach_their_family(
+    #[case] source: &str,
+    #[case] family: &'static str,
+) {
+    let template = ChatTemplate::from_source(source).unwrap();
+    assert_eq!(
+        parser_auto::route_for_template(&template),
+        Route::TemplateSignature(family)
+    );
+}

@@ -144,6 +144,9 @@ const PACKAGING: &[&str] = &[
 /// assert_eq!(normalize_model("unsloth/DeepSeek-V3.1-GGUF"), "deepseekv31");
 /// assert_eq!(normalize_model("deepseek-ai/DeepSeek-R1-0528"), "deepseekr10528");
 /// assert_eq!(normalize_model("bartowski/DeepSeek-R1-Distill-Qwen-7B-Q4_K_M"), "deepseekr1distillqwen7b");
+/// // A bare `Q1` names a model, not a quantisation (1-bit ones are `IQ1_S`, `IQ1_M`, `TQ1_0`).
+/// assert_eq!(normalize_model("IQuestLab/IQuest-Q1"), "iquestq1");
+/// assert_eq!(normalize_model("IQuest-Q1-IQ1_S"), "iquestq1");
 /// ```
 pub fn normalize_model(model: &str) -> String {
     let base = model.trim().rsplit('/').next().unwrap_or(model);
@@ -151,6 +154,7 @@ pub fn normalize_model(model: &str) -> String {
     while parts.len() > 1 {
         let last = parts[parts.len() - 1].to_ascii_lowercase();
         let quant = last.len() > 1
+            && last != "q1"
             && (last.starts_with('q') || last.starts_with("iq"))
             && last
                 .chars()

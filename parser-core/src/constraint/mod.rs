@@ -1291,6 +1291,27 @@ pub(crate) fn properties(schema: &Value) -> Vec<(&str, &Value, bool)> {
         .unwrap_or_default()
 }
 
+/// Whether a tool's parameters keep `$defs` / `definitions` at their root.
+fn has_root_definitions(root: &Value) -> bool {
+    root.get("$defs").is_some() || root.get("definitions").is_some()
+}
+
+/// A property's schema compiled on its own, with the definitions of the tool's parameters it may
+/// refer to (`{"$ref": "#/$defs/code"}` points into the parameters' root, which the property's own
+/// `%json` does not see): the root's `$defs` / `definitions` copied in where the property has none.
+fn with_root_definitions(mut schema: Value, root: &Value) -> Value {
+    if let Value::Object(object) = &mut schema {
+        for key in ["$defs", "definitions"] {
+            if let Some(definitions) = root.get(key)
+                && !object.contains_key(key)
+            {
+                object.insert(key.to_owned(), definitions.clone());
+            }
+        }
+    }
+    schema
+}
+
 /// What a raw value never contains: the value stops and the format's markers (not the closer, which
 /// ends it).
 pub(crate) fn value_stops(tags: &ParameterTags, markers: &[String]) -> Vec<String> {
@@ -1351,12 +1372,18 @@ fn parameter_rules(
                 Node::Lit(tags.json_open.to_string()),
                 Node::Ws,
                 match schema {
-                    // The tool's schema stays shared: the node points into it.
-                    Cow::Borrowed(_) => Node::JsonProperty {
-                        parameters: tool.shared_parameters().clone(),
-                        property: (*name).to_owned(),
-                    },
-                    Cow::Owned(schema) => Node::Json(Arc::new(schema)),
+                    // The tool's schema stays shared: the node points into it — unless the tool
+                    // keeps definitions at its root, which a `$ref` in the property needs beside it.
+                    Cow::Borrowed(_) if !has_root_definitions(tool.parameters()) => {
+                        Node::JsonProperty {
+                            parameters: tool.shared_parameters().clone(),
+                            property: (*name).to_owned(),
+                        }
+                    }
+                    schema => Node::Json(Arc::new(with_root_definitions(
+                        schema.into_owned(),
+                        tool.parameters(),
+                    ))),
                 },
                 Node::Ws,
                 close.clone(),

@@ -1,0 +1,126 @@
+//! Behaviour tables: DESIGN.md §4's conventions on Ling 3's format. Every row runs one-shot and under
+//! every chunking, all of which must agree before the row is checked. Then the stage rules, the registry
+//! (names, aliases, models), the spec's tokens, and random marker soup streaming like one-shot.
+
+use parser_core::testing::{
+    Chunking, RowCall, check_chunkings, check_row, check_sample_splits, prompt_options, run_row,
+};
+use parser_core::{ParseOptions, find_by_name, find_for_model};
+use parser_ling::{LING3, SPECIAL_TOKENS};
+use proptest::prelude::*;
+use rstest::rstest;
+
+const THINKING: &str = "<role>HUMAN</role>Hi<|role_end|><role>ASSISTANT</role>\n<think>";
+const CALL: &str =
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>";
+const PARIS: RowCall = RowCall::Valid("get_weather", "{\"city\": \"Paris\"}");
+
+#[rstest]
+#[case::reasoning_then_answer("Hmm.\n</think>\nHello!", Some("Hmm."), Some("Hello!"), &[])]
+#[case::cut_off_reasoning("Still thinking", Some("Still thinking"), None, &[])]
+#[case::reasoning_then_call(&format!("Paris.\n</think>\n{CALL}"), Some("Paris."), None, &[PARIS])]
+#[case::call_right_after_the_prompt(CALL, None, None, &[PARIS])]
+#[case::call_markup_in_reasoning_then_text(
+    &format!("Write {CALL} then.\n</think>\nOk."),
+    Some(&*format!("Write {CALL} then.")), Some("Ok."), &[]
+)]
+#[case::glm47_layout_without_newlines(
+    "x</think><tool_call>a<arg_key>k</arg_key><arg_value>1</arg_value></tool_call><tool_call>b</tool_call>",
+    Some("x"), None, &[RowCall::Valid("a", "{\"k\": \"1\"}"), RowCall::Valid("b", "{}")]
+)]
+#[case::cut_in_value(
+    "x</think><tool_call>a\n<arg_key>k</arg_key>\n<arg_value>1",
+    Some("x"), None, &[RowCall::Invalid("a")]
+)]
+#[case::name_never_completes("x</think><tool_call>get_wea", Some("x"), Some("<tool_call>get_wea"), &[])]
+#[case::end_of_turn_dropped("x</think>Hello!<|role_end|>", Some("x"), Some("Hello!"), &[])]
+fn rows(
+    #[case] output: &str,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+    #[case] calls: &[RowCall],
+) {
+    let message = run_row(
+        "ling-3",
+        prompt_options(Some(THINKING), None),
+        output,
+        SPECIAL_TOKENS,
+    );
+    check_row(&message, reasoning, content, calls);
+}
+
+#[rstest]
+// The prompt says it: `<think>` opens reasoning, `<think></think>` closes it, whatever `enable_thinking` says.
+#[case::tail_opens(Some(THINKING), Some(false), Some("Hmm."), Some("Hello!"))]
+#[case::tail_closes(
+    Some(
+        "<role>ASSISTANT</role>
+<think></think>"
+    ),
+    Some(true),
+    None,
+    Some("Hmm.</think>Hello!")
+)]
+// Without a tail: the switch, else the template's default (on).
+#[case::switch_off(None, Some(false), None, Some("Hmm.</think>Hello!"))]
+#[case::default_on(None, None, Some("Hmm."), Some("Hello!"))]
+fn stage(
+    #[case] tail: Option<&str>,
+    #[case] thinking: Option<bool>,
+    #[case] reasoning: Option<&str>,
+    #[case] content: Option<&str>,
+) {
+    let message = run_row(
+        "ling-3",
+        prompt_options(tail, thinking),
+        "Hmm.</think>Hello!",
+        SPECIAL_TOKENS,
+    );
+    check_row(&message, reasoning, content, &[]);
+}
+
+#[rstest]
+#[case("ling-3")]
+#[case("ling3")]
+#[case("bailing_moe_v3")]
+fn names_resolve(#[case] name: &str) {
+    assert_eq!(find_by_name(name).unwrap().name, "ling-3");
+}
+
+#[rstest]
+#[case("inclusionAI/Ling-3.0-flash")]
+#[case("inclusionAI/Ling-3.0-flash-FP8")]
+#[case("unsloth/Ling-3.0-flash-GGUF")]
+fn models_resolve(#[case] model: &str) {
+    assert_eq!(find_for_model(model).unwrap().name, "ling-3", "{model}");
+}
+
+#[test]
+fn the_entry_lists_the_spec_tokens() {
+    let mut tokens = LING3.tokens().to_vec();
+    tokens.sort_unstable();
+    let mut listed = SPECIAL_TOKENS.to_vec();
+    listed.sort_unstable();
+    assert_eq!(tokens, listed);
+}
+
+#[test]
+fn the_sample_parses_alike_cut_anywhere() {
+    assert_eq!(check_sample_splits("ling"), 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn marker_soup_streams_like_one_shot(parts in proptest::collection::vec(
+        prop_oneof![Just("</think>"), Just("<tool_call>"), Just("</tool_call>"), Just("f"), Just("<arg_key>"),
+            Just("</arg_key>"), Just("<arg_value>"), Just("</arg_value>"), Just("<|role_end|>"), Just("\n"), Just("x"), Just("<")], 0..24),
+        seed in 0u64..1000) {
+        let output: String = parts.concat();
+        let options = ParseOptions::new().with_prompt_tail(THINKING).with_call_id_seed(7);
+        let entry = find_by_name("ling-3").unwrap();
+        check_chunkings(&|| entry.parser(&options), &output, &Chunking::property(seed, SPECIAL_TOKENS))
+            .map_err(TestCaseError::fail)?;
+    }
+}
