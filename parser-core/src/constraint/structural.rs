@@ -17,6 +17,10 @@
 //! A Gemma call ([`CallName::Gemma`]) is a `tag` from its opener and `call:NAME` to its closer, whose
 //! content is a `grammar`: the GBNF of its arguments object.
 //!
+//! A call of elements ([`CallName::Elements`]) is a `tag` from its opener and name (and the counter's
+//! opener) to its closer, whose content is a `grammar`: the GBNF of the counter, the head's end and
+//! the parameters.
+//!
 //! A JSON call whose id comes first ([`CallName::JsonFieldsIdFirst`]) begins with the id's key; its
 //! content is the id's digits, then the name and arguments keys around the name, then the arguments.
 //!
@@ -355,6 +359,32 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     },
                     "end": format!("{}{}", calls.padding, calls.call_end),
                 },
+                CallName::Elements {
+                    prefix,
+                    counter,
+                    suffix,
+                    parameters,
+                } => {
+                    // The name in `begin`; the counter, the head's end and the parameters in a grammar.
+                    let name = parameters.name(tool_name).unwrap_or_default();
+                    let grammar = super::elements::arguments_grammar(
+                        tool,
+                        counter.is_some(),
+                        suffix,
+                        parameters,
+                        &format.markers(),
+                    );
+                    object! {
+                        "type": "tag",
+                        "begin": format!(
+                            "{}{prefix}{name}{}",
+                            calls.call_begin,
+                            counter.as_deref().unwrap_or("")
+                        ),
+                        "content": object! {"type": "grammar", "grammar": grammar.gbnf()},
+                        "end": calls.call_end.as_ref(),
+                    }
+                }
                 CallName::Enclosed {
                     prefix,
                     open,
