@@ -24,7 +24,10 @@
 //!   least one; an empty array is written `[]`, an object without members `{}`, as JSON text the
 //!   parser types by the schema); each leaf is text typed by the schema at its place: a string is text
 //!   without `]`, anything else JSON. Child names that are not plain element names are left out.
-//!   Nested in declared order only: the parser reads any order, the grammar stays linear.
+//!   Nested in declared order only: the parser reads any order, the grammar stays linear. An object
+//!   that declares no properties (`additionalProperties` only) is JSON text: as elements, each
+//!   member's closer would repeat a name the schema does not give, and no context-free grammar
+//!   copies an arbitrary name.
 
 use std::borrow::Cow;
 use std::sync::Arc;
