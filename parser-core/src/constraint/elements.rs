@@ -463,8 +463,8 @@ fn strip_separators(node: Node) -> Node {
 }
 
 /// The arguments of `tool` as a standalone grammar for the structural tag's `grammar` content, which
-/// xgrammar reads as GBNF: root is `[digits COUNTER_END] SUFFIX` then the parameters (what follows the
-/// tag's `begin`).
+/// xgrammar reads as GBNF: what follows the tag's `begin` — with a counter, its digits and `SUFFIX`
+/// (`begin` stops before the digits) — then the parameters.
 pub(crate) fn arguments_grammar(
     tool: &CallTool,
     counter: bool,
@@ -474,13 +474,9 @@ pub(crate) fn arguments_grammar(
 ) -> Grammar {
     let mut root = Vec::new();
     if counter {
-        root.push(Node::Digits);
+        root.extend([Node::Digits, Node::Lit(suffix.to_owned().into())]);
     }
-    root.extend([
-        Node::Lit(suffix.to_owned().into()),
-        Node::Ref(args_rule(0).into()),
-        Node::Ws,
-    ]);
+    root.extend([Node::Ref(args_rule(0).into()), Node::Ws]);
     let mut rules = vec![("root".to_owned(), Node::Seq(root))];
     rules.extend(parameter_rules(0, tool, tags, markers));
     Grammar { rules }
