@@ -8,16 +8,14 @@ mod family;
 mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use parser_horizon::markers::{
     THINK_CLOSE, THINK_FAST_CLOSE, THINK_FAST_OPEN, TOOL_CALL_END, TOOL_CALLS, TOOL_CALLS_END,
 };
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, sampled_constraint, soundness};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads three layouts and more
 /// than the format, the grammar generates the native layout only.
@@ -83,14 +81,12 @@ fn constraint(
     choice: ToolChoice,
     parallel: bool,
 ) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_horizon::constraint::k2_horizon(&options, &request).unwrap()
+    sampled_constraint(
+        parser_horizon::constraint::k2_horizon,
+        tail,
+        choice,
+        parallel,
+    )
 }
 
 #[rstest]

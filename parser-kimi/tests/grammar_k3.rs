@@ -5,12 +5,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
+use parser_core::constraint::{ConstraintRequest, ToolChoice};
 use parser_core::{ParseOptions, Tools};
 use parser_kimi::k3::{MESSAGE_CLOSE, THINK_CLOSE, TOOLS_CLOSE, TOOLS_OPEN};
 use rstest::rstest;
 
-use crate::grammar::family::{Setting, check_both, corpus_acceptance_of, sampled_tools, soundness};
+use crate::grammar::family::{
+    Setting, check_both, corpus_acceptance_of, sampled_constraint, soundness,
+};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads more than the format, and
 /// the grammar holds the model to the request's tools (these cases declare one tool, `python`, with
@@ -76,14 +78,7 @@ fn constraint(
     choice: ToolChoice,
     parallel: bool,
 ) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_kimi::constraint::k3(&options, &request).unwrap()
+    sampled_constraint(parser_kimi::constraint::k3, tail, choice, parallel)
 }
 
 #[rstest]

@@ -3,14 +3,14 @@
 //! whose arguments fit their schemas.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use parser_minimax::m3::{END_OF_TURN, NS, THINK_CLOSE, TOOL_CALL, TOOL_CALL_END};
 use rstest::rstest;
 
-use crate::grammar::family::{Setting, check_both, corpus_acceptance_of, sampled_tools, soundness};
+use crate::grammar::family::{
+    Setting, check_both, corpus_acceptance_of, sampled_constraint, soundness,
+};
 
 /// Corpus cases the grammar refuses, each with the reason.
 const REFUSED: &[&str] = &[
@@ -66,14 +66,12 @@ fn constraint(
     choice: ToolChoice,
     parallel: bool,
 ) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_minimax::m3_grammar::constraint(&options, &request).unwrap()
+    sampled_constraint(
+        parser_minimax::m3_grammar::constraint,
+        tail,
+        choice,
+        parallel,
+    )
 }
 
 #[rstest]
