@@ -65,7 +65,7 @@
 //! - `poolside` (default): Poolside Laguna (GLM-4.5 `<arg_key>` / `<arg_value>` calls), written as data, from `parser-poolside`.
 //! - `mimo` (default): Xiaomi MiMo-V2 (Qwen3-Coder `<tool_call><function=…>` calls, `<think>`), written as data, from `parser-mimo`.
 //! - `dots` (default): rednote dots.llm (`<dots_function_call><invoke name=…>` calls, `<think>`), written as data, from `parser-dots`.
-//! - `minicpm` (default): OpenBMB MiniCPM 5 (bare `<function name=…>` calls, `<think>`), written as data, from `parser-minicpm`.
+//! - `minicpm` (default): OpenBMB MiniCPM 5 (bare `<function name=…>` calls, `<think>`) and MiniCPM-V (Qwen3 format, newlines restored), from `parser-minicpm`.
 //! - `plamo` (default): PFN PLaMo 3 (`<|plamo:…|>` tagged calls with JSON arguments), written as data, from `parser-plamo`.
 //! - `arcee` (default): Arcee Trinity (Hermes `<tool_call>` calls, also inside `<think>`), written as data, from `parser-arcee`.
 //! - `iquest` (default): IQuest Q1 (GLM-4.7 `<arg_key>` / `<arg_value>` calls in `<iquest_tool_call>`), written as data, from `parser-iquest`.
