@@ -8,25 +8,15 @@ use parser_generic::spec::{Analysis, Capabilities, Markers, ReasoningMode, ToolF
 
 use crate::newlines::Restoring;
 
-/// The reserved tokens MiniCPM-V writes around its reasoning and calls (ids 12 to 15, in both
-/// spellings the tokenizer decodes); they are dropped wherever they stand, as vLLM does.
-const RESERVED: [&str; 8] = [
-    "<reserved_12>",
-    "<reserved_13>",
-    "<reserved_14>",
-    "<reserved_15>",
-    "<|reserved_12|>",
-    "<|reserved_13|>",
-    "<|reserved_14|>",
-    "<|reserved_15|>",
-];
-
 /// The format of MiniCPM-V, as data for the generic engine: Qwen3's `<think>` (off unless the request
 /// turns `enable_thinking` on) and Qwen3-Coder's XML calls. The newline restoring is not data: it is
 /// [`minicpmv`]'s wrapper.
 pub fn spec_v() -> Analysis {
-    let mut end_of_turn = vec!["<|im_end|>".to_string()];
-    end_of_turn.extend(RESERVED.iter().map(|token| token.to_string()));
+    // `<|im_end|>` and the reserved tokens, which are dropped wherever they stand.
+    let end_of_turn = SPECIAL_TOKENS_V[DROPPED..]
+        .iter()
+        .map(|token| token.to_string())
+        .collect();
     Analysis {
         reasoning: ReasoningMode::TagBased,
         tools: ToolFormat::TagWithTagged,
@@ -60,6 +50,11 @@ pub fn spec_v() -> Analysis {
 
 /// The spec's engine (its parser is wrapped by [`minicpmv`]; its grammar is the family's).
 pub static MINICPMV: DataParser = DataParser::new("minicpmv", spec_v);
+
+/// Where [`SPECIAL_TOKENS_V`]'s dropped tokens start: `<|im_end|>`, then the reserved tokens
+/// MiniCPM-V writes around its reasoning and calls (ids 12 to 15, in both spellings the tokenizer
+/// decodes), dropped wherever they stand as vLLM does.
+const DROPPED: usize = 9;
 
 /// Every marker of the MiniCPM-V format, whole (the chunking tests push each one whole).
 pub const SPECIAL_TOKENS_V: &[&str] = &[
