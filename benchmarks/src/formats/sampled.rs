@@ -415,8 +415,15 @@ pub fn sampled_formats() -> &'static [Result<&'static Format, (&'static str, Str
             .map(|entry| {
                 let sampled = Sampled::new(entry).map_err(|why| (entry.name, why))?;
                 let sampled: &'static Sampled = Box::leak(Box::new(sampled));
+                // The entry's name, unless a hand-written format has it as its key (`kimi-k2`,
+                // `mistral`): keys name divan benchmarks and `profile` workloads, so they stay unique.
+                let key = if FORMATS.iter().any(|format| format.key == entry.name) {
+                    Box::leak(format!("{}-sample", entry.name).into_boxed_str())
+                } else {
+                    entry.name
+                };
                 let format = Format {
-                    key: entry.name,
+                    key,
                     name: Box::leak(format!("{} (sample)", entry.name).into_boxed_str()),
                     model: entry.name,
                     output_tail: sampled.tail(),
@@ -473,8 +480,8 @@ mod tests {
             .chain(
                 all_formats()
                     .iter()
-                    .filter(|f| f.sampled.is_some())
-                    .map(|f| f.key),
+                    .filter_map(|f| f.sampled)
+                    .map(|s| s.entry.name),
             )
             .collect();
         for entry in parser_auto::entries() {
@@ -484,6 +491,16 @@ mod tests {
                 entry.name
             );
         }
+    }
+
+    /// Keys stay unique over every format (they name divan benchmarks and `profile` workloads).
+    #[test]
+    fn keys_are_unique() {
+        let mut keys: Vec<&str> = all_formats().iter().map(|f| f.key).collect();
+        keys.sort_unstable();
+        let count = keys.len();
+        keys.dedup();
+        assert_eq!(keys.len(), count);
     }
 
     /// The sampled workloads parse as intended at a small size: prose where expected, the sample's calls,
