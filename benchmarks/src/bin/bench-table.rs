@@ -590,24 +590,9 @@ fn streaming_rows(
             kb(text.len()),
             thousands(pieces.len() as u64)
         );
-        let Some(parsers) = parsers else {
-            section.rows.push(unregistered(what, "≤ 20 ns"));
-            continue;
-        };
-        let m = time_stream(harness, parsers, &pieces);
-        let per = |ns: f64| ns / pieces.len() as f64;
-        let (fast, slow) = m.range_ns();
-        section
-            .summary
-            .per_push
-            .push((size, format!("{:.1}", per(m.median_ns()))));
-        section.rows.push(row(
-            what,
-            format!("{:.1} ns", per(m.median_ns())),
-            format!("{:.1}–{:.1} ns", per(fast), per(slow)),
-            "≤ 20 ns",
-            Status::check(per(m.median_ns()) <= 20.0),
-        ));
+        if let Some(ns) = per_push_row(what, parsers, harness, &pieces, section) {
+            section.summary.per_push.push((size, ns));
+        }
     }
     content_phase_row(format, parsers, harness, section);
     whole_stream_row(format, parsers, harness, section);
@@ -629,14 +614,25 @@ fn content_phase_row(
         kb(text.len()),
         thousands(pieces.len() as u64)
     );
+    section.summary.content_per_push = per_push_row(what, parsers, harness, &pieces, section);
+}
+
+/// Times streams of `pieces` and adds the time-per-push row (target 20 ns); the median, for the
+/// overview.
+fn per_push_row(
+    what: String,
+    parsers: Option<&ParserFactory>,
+    harness: &Harness,
+    pieces: &[&str],
+    section: &mut Section,
+) -> Option<String> {
     let Some(parsers) = parsers else {
         section.rows.push(unregistered(what, "≤ 20 ns"));
-        return;
+        return None;
     };
-    let m = time_stream(harness, parsers, &pieces);
+    let m = time_stream(harness, parsers, pieces);
     let per = |ns: f64| ns / pieces.len() as f64;
     let (fast, slow) = m.range_ns();
-    section.summary.content_per_push = Some(format!("{:.1}", per(m.median_ns())));
     section.rows.push(row(
         what,
         format!("{:.1} ns", per(m.median_ns())),
@@ -644,6 +640,7 @@ fn content_phase_row(
         "≤ 20 ns",
         Status::check(per(m.median_ns()) <= 20.0),
     ));
+    Some(format!("{:.1}", per(m.median_ns())))
 }
 
 /// The whole one-shot output streamed in 4-char deltas, against its one-shot time (construction
@@ -850,21 +847,7 @@ fn allocation_rows(
     );
     match output {
         Some(parsers) => {
-            let counted = allocations_in_window(parsers, &pieces, from, to);
-            let pushes = (to - from) as u64;
-            section.summary.allocations.push(per_push(counted, pushes));
-            section.rows.push(row(
-                what,
-                format!(
-                    "{} ({} calls / {} pushes)",
-                    per_push(counted, pushes),
-                    counted,
-                    thousands(pushes)
-                ),
-                "—".to_owned(),
-                "0",
-                Status::check(counted == 0),
-            ));
+            window_row(what, parsers, &pieces, (from, to), section);
             if full {
                 let whole = allocations_whole_stream(parsers, &pieces);
                 section.rows.push(row(
@@ -900,21 +883,7 @@ fn allocation_rows(
     );
     match long {
         Some(parsers) => {
-            let counted = allocations_in_window(parsers, &pieces, from, to);
-            let pushes = (to - from) as u64;
-            section.summary.allocations.push(per_push(counted, pushes));
-            section.rows.push(row(
-                what,
-                format!(
-                    "{} ({} calls / {} pushes)",
-                    per_push(counted, pushes),
-                    counted,
-                    thousands(pushes)
-                ),
-                "—".to_owned(),
-                "0",
-                Status::check(counted == 0),
-            ));
+            window_row(what, parsers, &pieces, (from, to), section);
         }
         None => section.rows.push(unregistered(what, "0")),
     }
@@ -937,7 +906,18 @@ fn content_allocation_row(text: &str, output: Option<&ParserFactory>, section: &
         section.rows.push(unregistered(what, "0"));
         return;
     };
-    let counted = allocations_in_window(parsers, &pieces, from, to);
+    window_row(what, parsers, &pieces, (from, to), section);
+}
+
+/// The row of the allocator calls during pushes `from..to` (target 0).
+fn window_row(
+    what: String,
+    parsers: &ParserFactory,
+    pieces: &[&str],
+    (from, to): (usize, usize),
+    section: &mut Section,
+) {
+    let counted = allocations_in_window(parsers, pieces, from, to);
     let pushes = (to - from) as u64;
     section.summary.allocations.push(per_push(counted, pushes));
     section.rows.push(row(
