@@ -515,6 +515,26 @@ impl Constraint {
         constraint
     }
 
+    /// As [`Constraint::new`], with the structural tag written as compact JSON text (what
+    /// `serde_json::to_string` writes of it) on first access: a builder that can write the text
+    /// without building a `Value` (each tool's schema serialized in place, not copied) saves the
+    /// copies; [`Constraint::structural_tag`] then parses the text.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar};
+    ///
+    /// let constraint = Constraint::with_tag_text(Grammar::default(), || r#"{"type":"structural_tag"}"#.to_owned());
+    /// assert_eq!(constraint.structural_tag()["type"], "structural_tag");
+    /// ```
+    pub fn with_tag_text(
+        grammar: Grammar,
+        structural_tag_json: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Constraint {
+        let constraint = Constraint::from_text_builders(Grammar::default, structural_tag_json);
+        let _ = constraint.forms.grammar.set(grammar);
+        constraint
+    }
+
     /// A constraint whose grammar tree `grammar` builds and whose structural tag `structural_tag`
     /// builds, each on first access (a server that takes the structural tag never builds the tree);
     /// not lazy, no triggers, no preserved tokens: set those fields after.
