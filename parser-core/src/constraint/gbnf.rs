@@ -364,15 +364,22 @@ impl<'g> Rules<'g> {
 
     /// A rule name from `hint` that no rule has yet.
     fn fresh(&mut self, hint: &str) -> String {
-        let hint = rule_name(hint);
-        let mut count = self.names.get(&hint).copied().unwrap_or(0);
+        // The hints this module makes are valid names already: used as they are, not copied.
+        let converted;
+        let hint = if hint.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            hint
+        } else {
+            converted = rule_name(hint);
+            converted.as_str()
+        };
+        let mut count = self.names.get(hint).copied().unwrap_or(0);
         loop {
             count += 1;
             let name = if count == 1 {
-                hint.clone()
+                hint.to_owned()
             } else {
                 let mut name = String::with_capacity(hint.len() + 3);
-                name.push_str(&hint);
+                name.push_str(hint);
                 name.push('-');
                 push_number(&mut name, count as u64);
                 name
@@ -384,11 +391,11 @@ impl<'g> Rules<'g> {
                 if count == 1 {
                     self.names.insert(name.clone(), 1);
                 } else {
-                    match self.names.get_mut(&hint) {
+                    match self.names.get_mut(hint) {
                         Some(last) => *last = count,
                         None => {
-                            self.note_heads(&hint);
-                            self.names.insert(hint, count);
+                            self.note_heads(hint);
+                            self.names.insert(hint.to_owned(), count);
                         }
                     }
                     self.names.insert(name.clone(), 1);
@@ -827,13 +834,20 @@ impl PartialEq for SchemaKey<'_> {
 impl Eq for SchemaKey<'_> {}
 
 impl std::hash::Hash for SchemaKey<'_> {
-    /// Hashes the schema's first level only (its members' names and scalar values, the sizes of what
-    /// nests): enough to tell schemas apart, at a small cost for a tool's whole schema.
+    /// Hashes the schema's first level (its members' names and scalar values, the sizes of what
+    /// nests, and the member names of a nested object: a tool's property names): enough to tell
+    /// schemas apart, at a small cost for a tool's whole schema. (Without the nested names, tools
+    /// with as many properties collided, and each collision compared two whole schemas.)
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         fn shallow<H: std::hash::Hasher>(value: &Value, state: &mut H) {
             match value {
                 Value::Array(items) => state.write_usize(items.len()),
-                Value::Object(members) => state.write_usize(members.len()),
+                Value::Object(members) => {
+                    state.write_usize(members.len());
+                    for key in members.keys() {
+                        state.write(key.as_bytes());
+                    }
+                }
                 other => std::hash::Hash::hash(other, state),
             }
         }

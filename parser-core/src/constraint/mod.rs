@@ -950,7 +950,9 @@ impl FormatDescription {
             }
             _ => None,
         };
-        let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
+        // Sized for a tool's call, tail and parameter rules (no regrowth, each a copy of every rule).
+        let mut rules: Vec<(String, Node)> = Vec::with_capacity(16 + shape.tools.len() * 10);
+        rules.push((String::from("start"), Node::Seq(Vec::new())));
         let calls = &self.calls;
         let mut python = python::PyRules::default();
         let mut gemma = match &calls.name {
@@ -1388,14 +1390,23 @@ pub(crate) fn value_form(schema: &Value) -> ValueForm<'_> {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     };
-    if let Some(value) = schema.get("const") {
+    // The members that decide, read in one pass (a lookup each cost more than the pass).
+    let (mut constant, mut values, mut min, mut max) = (None, None, None, None);
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "const" => constant = Some(value),
+            "enum" => values = value.as_array(),
+            "minLength" => min = value.as_u64(),
+            "maxLength" => max = value.as_u64(),
+            _ => {}
+        }
+    }
+    if let Some(value) = constant {
         return ValueForm::OneOf(vec![written(value)]);
     }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = values {
         return ValueForm::OneOf(values.iter().map(written).collect());
     }
-    let min = schema.get("minLength").and_then(Value::as_u64);
-    let max = schema.get("maxLength").and_then(Value::as_u64);
     if min.is_none() && max.is_none() {
         ValueForm::Free
     } else {
