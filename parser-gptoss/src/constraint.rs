@@ -407,7 +407,7 @@ fn structural_tag_text(
             let tag = structural_tag(tools, required, parallel, json, start, &value);
             return serde_json::to_string(&tag).unwrap_or_default();
         };
-        out.extend_from_slice(rest[..found].as_bytes());
+        out.extend_from_slice(&rest.as_bytes()[..found]);
         if serde_json::to_writer(&mut out, parameters.as_ref()).is_err() {
             out.extend_from_slice(b"null");
         }

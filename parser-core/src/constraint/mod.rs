@@ -950,8 +950,13 @@ impl FormatDescription {
             }
             _ => None,
         };
-        // Sized for a tool's call, tail and parameter rules (no regrowth, each a copy of every rule).
-        let mut rules: Vec<(String, Node)> = Vec::with_capacity(16 + shape.tools.len() * 10);
+        // Sized for each tool's call and tail rules, and its parameter rules where calls have them
+        // (no regrowth, each a copy of every rule).
+        let per_tool = match &self.calls.name {
+            CallName::Parameters { .. } | CallName::Python | CallName::Gemma { .. } => 10,
+            _ => 2,
+        };
+        let mut rules: Vec<(String, Node)> = Vec::with_capacity(16 + shape.tools.len() * per_tool);
         rules.push((String::from("start"), Node::Seq(Vec::new())));
         let calls = &self.calls;
         let mut python = python::PyRules::default();
