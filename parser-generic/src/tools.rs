@@ -269,7 +269,7 @@ impl Machine {
                     Ok(Head::Python { name, list, len }) => {
                         self.in_array = list;
                         self.py_section =
-                            !s.section_start.is_empty() && rest.starts_with(s.section_start);
+                            s.section_starts.iter().any(|start| rest.starts_with(start));
                         self.open_call(out, name, None);
                         pos += len;
                     }
@@ -455,7 +455,7 @@ impl Machine {
                         Literal::No => self.state = State::Raw,
                         Literal::Whole(len) => {
                             let marker = &after[..len];
-                            if marker == s.arg_name_prefix {
+                            if s.arg_name_prefixes.contains(&marker) {
                                 self.state = State::ParamHead;
                             } else if s.block_ends.contains(&marker) || s.openers.contains(&marker)
                             {
