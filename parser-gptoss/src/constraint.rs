@@ -121,8 +121,8 @@ pub fn gpt_oss(options: &ParseOptions, request: &ConstraintRequest) -> Result<Co
         .collect();
     let parallel = request.parallel_tool_calls;
     let tag_json = json.cloned();
-    let mut constraint = Constraint::new(grammar, move || {
-        structural_tag(&tag_tools, required, parallel, tag_json.as_ref(), &start)
+    let mut constraint = Constraint::with_tag_text(grammar, move || {
+        structural_tag_text(&tag_tools, required, parallel, tag_json.as_ref(), &start)
     });
     constraint.triggers = triggers;
     constraint.lazy = lazy;
@@ -272,20 +272,25 @@ macro_rules! object {
 /// The xgrammar structural tag: each call a `tag` from its header to `<|call|>` with the arguments'
 /// `json_schema` inside; analysis before the reply is one optional `tag` (`auto`: free text before
 /// `triggered_tags`).
+///
+/// `schema(i)` is what stands for the `i`-th tool's schema: the schema itself, or a placeholder
+/// ([`structural_tag_text`]).
 fn structural_tag(
     tools: &[(String, Arc<Value>)],
     required: bool,
     parallel: bool,
     json: Option<&Value>,
     start: &Start,
+    schema: &dyn Fn(usize) -> Value,
 ) -> Value {
     let tags: Vec<Value> = tools
         .iter()
-        .map(|(name, parameters)| {
+        .enumerate()
+        .map(|(at, (name, _))| {
             object! {
                 "type": "tag",
                 "begin": format!("{CHANNEL}{}", call_header(name)),
-                "content": object! {"type": "json_schema", "json_schema": parameters.as_ref().clone()},
+                "content": object! {"type": "json_schema", "json_schema": schema(at)},
                 "end": CALL,
             }
         })
@@ -342,10 +347,8 @@ fn structural_tag(
         Start::Call(name) => {
             let schema = tools
                 .iter()
-                .find(|(tool, _)| tool == name)
-                .map_or(json!({"type": "object"}), |(_, parameters)| {
-                    parameters.as_ref().clone()
-                });
+                .position(|(tool, _)| tool == name)
+                .map_or(json!({"type": "object"}), schema);
             object! {"type": "sequence", "elements": vec![
                 object! {"type": "json_schema", "json_schema": schema},
                 object! {"type": "const_string", "value": CALL},
@@ -362,6 +365,56 @@ fn structural_tag(
         ]},
     };
     object! {"type": "structural_tag", "format": format}
+}
+
+/// What a tool's schema stands as in [`structural_tag_text`]'s skeleton, before its index; a JSON
+/// string of it starts with `"\u0000`, which no string of a real request does (one that matches
+/// anyway, not a placeholder, makes the tag be written from copies).
+const SCHEMA_MARK: &str = "\u{0}gpt-oss-schema-";
+
+/// [`structural_tag`] as compact JSON text (what `serde_json::to_string` writes of it): the tag is
+/// built with a short placeholder string for each tool's schema and written, then each placeholder
+/// is replaced by its schema serialized in place. Copying every schema into the tag's `Value` (and
+/// dropping the copy) was most of the tag's cost.
+fn structural_tag_text(
+    tools: &[(String, Arc<Value>)],
+    required: bool,
+    parallel: bool,
+    json: Option<&Value>,
+    start: &Start,
+) -> String {
+    let placeholder = |at: usize| Value::String(format!("{SCHEMA_MARK}{at}\u{0}"));
+    let skeleton = structural_tag(tools, required, parallel, json, start, &placeholder);
+    let skeleton = serde_json::to_string(&skeleton).unwrap_or_default();
+    let quoted_mark = "\"\\u0000gpt-oss-schema-";
+    let mut out = Vec::with_capacity(skeleton.len() + tools.len() * 1024);
+    let mut rest = skeleton.as_str();
+    while let Some(found) = rest.find(quoted_mark) {
+        let after = &rest[found + quoted_mark.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let parameters = after[..digits]
+            .parse::<usize>()
+            .ok()
+            .and_then(|at| tools.get(at))
+            .filter(|_| after[digits..].starts_with("\\u0000\""));
+        let Some((_, parameters)) = parameters else {
+            // Not a placeholder after all (a string of the request's own): the whole tag, copied.
+            let value = |at: usize| {
+                tools
+                    .get(at)
+                    .map_or(Value::Null, |(_, p)| p.as_ref().clone())
+            };
+            let tag = structural_tag(tools, required, parallel, json, start, &value);
+            return serde_json::to_string(&tag).unwrap_or_default();
+        };
+        out.extend_from_slice(&rest.as_bytes()[..found]);
+        if serde_json::to_writer(&mut out, parameters.as_ref()).is_err() {
+            out.extend_from_slice(b"null");
+        }
+        rest = &after[digits + "\\u0000\"".len()..];
+    }
+    out.extend_from_slice(rest.as_bytes());
+    String::from_utf8(out).unwrap_or_default()
 }
 
 parser_core::inventory::submit! {

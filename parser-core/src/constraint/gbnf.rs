@@ -74,6 +74,22 @@ fn rule_name(name: &str) -> String {
 }
 
 fn push_rule_name(out: &mut String, name: &str) {
+    // Most names need no change: copied whole, not a character at a time.
+    if name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        out.push_str(name);
+        return;
+    }
+    // Names this crate makes are ASCII (`call_3`): each `_` becomes `-` in place, then one copy.
+    if name.is_ascii() && name.len() <= 64 {
+        let mut bytes = [0u8; 64];
+        for (to, &b) in bytes.iter_mut().zip(name.as_bytes()) {
+            *to = if b.is_ascii_alphanumeric() { b } else { b'-' };
+        }
+        if let Ok(name) = std::str::from_utf8(&bytes[..name.len()]) {
+            out.push_str(name);
+            return;
+        }
+    }
     out.extend(
         name.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
@@ -161,6 +177,12 @@ struct Rules<'g> {
     converted: FastMap<SchemaKey<'g>, String>,
     /// Rules by name, deduplicated by body (JSON values).
     rules: Vec<(String, String)>,
+    /// The rule of each body [`Rules::add`] wrote, by the body's hash (an index into `rules`: the
+    /// body is not copied into a key); a body whose hash an earlier, different body has is in
+    /// `collided`.
+    by_hash: FastMap<u64, usize>,
+    collided: FastMap<String, usize>,
+    /// The any-value rules' names, by [`ANY_VALUE_KEY`] and [`ANY_OBJECT_KEY`].
     by_body: FastMap<String, String>,
     names: FastMap<String, usize>,
     /// Whole rules written as text, after the others (text automata, any-order sets).
@@ -311,7 +333,7 @@ impl<'g> Rules<'g> {
         Rules {
             converted: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             rules: Vec::with_capacity(rules),
-            by_body: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
+            by_hash: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
             ..Rules::default()
         }
@@ -319,26 +341,45 @@ impl<'g> Rules<'g> {
 
     /// A rule named after `hint` with this body; an identical body reuses its rule.
     fn add(&mut self, hint: &str, body: String) -> String {
-        if let Some(name) = self.by_body.get(&body) {
-            return name.clone();
+        use std::hash::BuildHasher;
+        let hash = self.by_hash.hasher().hash_one(body.as_str());
+        match self.by_hash.get(&hash) {
+            Some(&index) if self.rules[index].1 == body => return self.rules[index].0.clone(),
+            Some(_) => {
+                if let Some(&index) = self.collided.get(&body) {
+                    return self.rules[index].0.clone();
+                }
+                let name = self.fresh(hint);
+                self.collided.insert(body.clone(), self.rules.len());
+                self.rules.push((name.clone(), body));
+                return name;
+            }
+            None => {}
         }
         let name = self.fresh(hint);
-        self.by_body.insert(body.clone(), name.clone());
+        self.by_hash.insert(hash, self.rules.len());
         self.rules.push((name.clone(), body));
         name
     }
 
     /// A rule name from `hint` that no rule has yet.
     fn fresh(&mut self, hint: &str) -> String {
-        let hint = rule_name(hint);
-        let mut count = self.names.get(&hint).copied().unwrap_or(0);
+        // The hints this module makes are valid names already: used as they are, not copied.
+        let converted;
+        let hint = if hint.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            hint
+        } else {
+            converted = rule_name(hint);
+            converted.as_str()
+        };
+        let mut count = self.names.get(hint).copied().unwrap_or(0);
         loop {
             count += 1;
             let name = if count == 1 {
-                hint.clone()
+                hint.to_owned()
             } else {
                 let mut name = String::with_capacity(hint.len() + 3);
-                name.push_str(&hint);
+                name.push_str(hint);
                 name.push('-');
                 push_number(&mut name, count as u64);
                 name
@@ -350,11 +391,11 @@ impl<'g> Rules<'g> {
                 if count == 1 {
                     self.names.insert(name.clone(), 1);
                 } else {
-                    match self.names.get_mut(&hint) {
+                    match self.names.get_mut(hint) {
                         Some(last) => *last = count,
                         None => {
-                            self.note_heads(&hint);
-                            self.names.insert(hint, count);
+                            self.note_heads(hint);
+                            self.names.insert(hint.to_owned(), count);
                         }
                     }
                     self.names.insert(name.clone(), 1);
@@ -431,10 +472,14 @@ impl<'g> Rules<'g> {
                 self.node(inner, out);
                 out.push_str(" )*");
             }
-            Node::Ws => {
-                let ws = self.ws();
-                out.push_str(&ws);
-            }
+            Node::Ws => match &self.ws_rule {
+                // Made once; written at every `Node::Ws` without a copy of its name.
+                Some(name) => out.push_str(name),
+                None => {
+                    let ws = self.ws();
+                    out.push_str(&ws);
+                }
+            },
             Node::Digits => out.push_str("[0-9]+"),
             Node::Json(schema) => {
                 let name = self.schema(schema, "args");
@@ -514,11 +559,7 @@ impl<'g> Rules<'g> {
             &mut self.blocks,
             items,
             separator.as_deref(),
-            |out, set| {
-                out.push_str(&prefix);
-                out.push('-');
-                push_number(out, set as u64);
-            },
+            &[prefix.as_str(), "-"].concat(),
             |out, item| out.push_str(&rendered[item]),
             " ::= ",
         );
@@ -793,13 +834,20 @@ impl PartialEq for SchemaKey<'_> {
 impl Eq for SchemaKey<'_> {}
 
 impl std::hash::Hash for SchemaKey<'_> {
-    /// Hashes the schema's first level only (its members' names and scalar values, the sizes of what
-    /// nests): enough to tell schemas apart, at a small cost for a tool's whole schema.
+    /// Hashes the schema's first level (its members' names and scalar values, the sizes of what
+    /// nests, and the member names of a nested object: a tool's property names): enough to tell
+    /// schemas apart, at a small cost for a tool's whole schema. (Without the nested names, tools
+    /// with as many properties collided, and each collision compared two whole schemas.)
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         fn shallow<H: std::hash::Hasher>(value: &Value, state: &mut H) {
             match value {
                 Value::Array(items) => state.write_usize(items.len()),
-                Value::Object(members) => state.write_usize(members.len()),
+                Value::Object(members) => {
+                    state.write_usize(members.len());
+                    for key in members.keys() {
+                        state.write(key.as_bytes());
+                    }
+                }
                 other => std::hash::Hash::hash(other, state),
             }
         }

@@ -435,10 +435,7 @@ impl Lark {
             &mut self.extra,
             items,
             separator.as_deref(),
-            |out, set| {
-                out.push_str(&prefix);
-                push_number(out, set as u64);
-            },
+            &prefix,
             |out, item| out.push_str(&rendered[item]),
             ": ",
         );
@@ -446,14 +443,14 @@ impl Lark {
 }
 
 /// Writes the set rules of an [`Node::AnyOrder`]: for each set of items already written (a bit
-/// mask), `NAME(set) DEFINES ("" if every required item is written) | ITEM(i) NAME(set + i) | …` over
-/// the items not written yet; with a `separator` ([`Node::Separated`]), `SEPARATOR ITEM(i)` once the
-/// set is not empty.
+/// mask), `PREFIX{set} DEFINES ("" if every required item is written) | ITEM(i) PREFIX{set + i} | …`
+/// over the items not written yet; with a `separator` ([`Node::Separated`]), `SEPARATOR ITEM(i)` once
+/// the set is not empty.
 pub(crate) fn write_any_order_sets(
     out: &mut String,
     items: &[(Node, bool)],
     separator: Option<&str>,
-    name: impl Fn(&mut String, usize),
+    prefix: &str,
     item: impl Fn(&mut String, usize),
     defines: &str,
 ) {
@@ -463,19 +460,26 @@ pub(crate) fn write_any_order_sets(
         .filter(|(_, (_, required))| *required)
         .map(|(index, _)| 1 << index)
         .sum();
-    // Every set's name once: each is written once as a rule and once per item it lacks.
     let sets = 1usize << items.len();
-    let mut names = String::with_capacity(sets * 12);
-    let mut ends = Vec::with_capacity(sets + 1);
-    ends.push(0);
-    for set in 0..sets {
-        name(&mut names, set);
-        ends.push(names.len());
-    }
-    let name = |out: &mut String, set: usize| out.push_str(&names[ends[set]..ends[set + 1]]);
-    // Each item's text as an alternative writes it, with what stands before and after it (` | `
-    // unless it comes first in its rule, the separator once a set is not empty): written whole.
-    let mut pieces = String::with_capacity(items.len() * 64);
+    // A rule's name is `prefix` then its set's number, pushed a digit at a time (a call to copy a
+    // slice of one to three bytes costs more).
+    let push_set = |out: &mut String, set: usize| {
+        if set >= 1000 {
+            push_number(out, set as u64);
+            return;
+        }
+        if set >= 100 {
+            out.push(char::from(b'0' + (set / 100 % 10) as u8));
+        }
+        if set >= 10 {
+            out.push(char::from(b'0' + (set / 10 % 10) as u8));
+        }
+        out.push(char::from(b'0' + (set % 10) as u8));
+    };
+    // Each item as an alternative writes it, with what stands before it (` | ` unless it comes first
+    // in its rule, the separator once a set is not empty) and after it (the prefix of the next set's
+    // name): one copy per alternative, then the set's number.
+    let mut pieces = String::with_capacity(items.len() * 4 * (64 + prefix.len()));
     let mut piece_ends = Vec::with_capacity(items.len() * 4 + 1);
     piece_ends.push(0);
     for index in 0..items.len() {
@@ -490,6 +494,7 @@ pub(crate) fn write_any_order_sets(
             }
             item(&mut pieces, index);
             pieces.push(' ');
+            pieces.push_str(prefix);
             piece_ends.push(pieces.len());
         }
     }
@@ -497,18 +502,31 @@ pub(crate) fn write_any_order_sets(
         let at = index * 4 + usize::from(later) + 2 * usize::from(separated);
         &pieces[piece_ends[at]..piece_ends[at + 1]]
     };
+    // The block's size, so that `out` grows once: each rule's name and about `items / 2`
+    // alternatives per rule.
+    let alternatives = items.len() * sets / 2;
+    out.reserve(
+        sets * (prefix.len() + defines.len() + 8)
+            + alternatives * (pieces.len() / piece_ends.len() + 4),
+    );
+    let full = sets - 1;
     for written in 0usize..sets {
-        name(out, written);
+        out.push_str(prefix);
+        push_set(out, written);
         out.push_str(defines);
         let mut first = true;
         if written & required == required {
             out.push_str("\"\"");
             first = false;
         }
-        for index in (0..items.len()).filter(|index| written & (1 << index) == 0) {
+        // The items not written yet, lowest first: a bit at a time, not a test of every item.
+        let mut missing = full & !written;
+        while missing != 0 {
+            let index = missing.trailing_zeros() as usize;
+            missing &= missing - 1;
             out.push_str(piece(index, !first, written != 0));
             first = false;
-            name(out, written | (1 << index));
+            push_set(out, written | (1 << index));
         }
         out.push('\n');
     }

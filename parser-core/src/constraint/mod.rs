@@ -532,6 +532,26 @@ impl Constraint {
         constraint
     }
 
+    /// As [`Constraint::new`], with the structural tag written as compact JSON text (what
+    /// `serde_json::to_string` writes of it) on first access: a builder that can write the text
+    /// without building a `Value` (each tool's schema serialized in place, not copied) saves the
+    /// copies; [`Constraint::structural_tag`] then parses the text.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar};
+    ///
+    /// let constraint = Constraint::with_tag_text(Grammar::default(), || r#"{"type":"structural_tag"}"#.to_owned());
+    /// assert_eq!(constraint.structural_tag()["type"], "structural_tag");
+    /// ```
+    pub fn with_tag_text(
+        grammar: Grammar,
+        structural_tag_json: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Constraint {
+        let constraint = Constraint::from_text_builders(Grammar::default, structural_tag_json);
+        let _ = constraint.forms.grammar.set(grammar);
+        constraint
+    }
+
     /// A constraint whose grammar tree `grammar` builds and whose structural tag `structural_tag`
     /// builds, each on first access (a server that takes the structural tag never builds the tree);
     /// not lazy, no triggers, no preserved tokens: set those fields after.
@@ -950,7 +970,14 @@ impl FormatDescription {
             }
             _ => None,
         };
-        let mut rules: Vec<(String, Node)> = vec![(String::from("start"), Node::Seq(Vec::new()))];
+        // Sized for each tool's call and tail rules, and its parameter rules where calls have them
+        // (no regrowth, each a copy of every rule).
+        let per_tool = match &self.calls.name {
+            CallName::Parameters { .. } | CallName::Python | CallName::Gemma { .. } => 10,
+            _ => 2,
+        };
+        let mut rules: Vec<(String, Node)> = Vec::with_capacity(16 + shape.tools.len() * per_tool);
+        rules.push((String::from("start"), Node::Seq(Vec::new())));
         let calls = &self.calls;
         let mut python = python::PyRules::default();
         let mut gemma = match &calls.name {
@@ -1411,14 +1438,23 @@ pub(crate) fn value_form(schema: &Value) -> ValueForm<'_> {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     };
-    if let Some(value) = schema.get("const") {
+    // The members that decide, read in one pass (a lookup each cost more than the pass).
+    let (mut constant, mut values, mut min, mut max) = (None, None, None, None);
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "const" => constant = Some(value),
+            "enum" => values = value.as_array(),
+            "minLength" => min = value.as_u64(),
+            "maxLength" => max = value.as_u64(),
+            _ => {}
+        }
+    }
+    if let Some(value) = constant {
         return ValueForm::OneOf(vec![written(value)]);
     }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = values {
         return ValueForm::OneOf(values.iter().map(written).collect());
     }
-    let min = schema.get("minLength").and_then(Value::as_u64);
-    let max = schema.get("maxLength").and_then(Value::as_u64);
     if min.is_none() && max.is_none() {
         ValueForm::Free
     } else {
