@@ -80,6 +80,7 @@
 //! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
 //! ```
 
+mod dict;
 mod gbnf;
 mod gemma;
 mod grammar;
@@ -344,6 +345,16 @@ pub enum CallName {
         /// Opens and closes a string (`<escape>`, `<|"|>`).
         delimiter: Cow<'static, str>,
     },
+    /// The call is a Python dict literal `{'NAME': 'function', 'ARGUMENTS': {…}}` (Sarashina, in an
+    /// [array](CallFormat::array): a Python list of them), the arguments a dict whose keys the
+    /// grammars hold to the schema's properties and whose values to their schemas as Python literals
+    /// (see [Python values](crate::constraint#python-values)); strings in either quote.
+    PythonDict {
+        /// The key of the function name (`name`).
+        name: Cow<'static, str>,
+        /// The key of the arguments dict (`arguments`).
+        arguments: Cow<'static, str>,
+    },
 }
 
 /// How a call writes each parameter ([`CallName::Parameters`]):
@@ -421,6 +432,11 @@ pub struct CallFormat {
     pub padding: Cow<'static, str>,
     /// Written between two calls: whitespace (the grammars accept any whitespace between calls) or a
     /// literal with whitespace around it (`,` between the elements of an [`array`](Self::array)).
+    ///
+    /// Python calls ([`CallName::Python`]) in a section, not in an array, with a line break for the
+    /// separator stand one per line (Olmo 3's `<function_calls>\nf(a=1)\ng()\n</function_calls>`):
+    /// the grammars write a line break right after each call's `)` but the last, the next call's name
+    /// right after it.
     pub separator: Cow<'static, str>,
     /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`) or a Python
     /// list (`<|tool_call_start|>[f(a=1), g()]`): `[` opens the block's calls and `]` closes them,
@@ -785,6 +801,16 @@ impl FormatDescription {
         self.calls.section.is_none() && self.calls.call_begin.is_empty()
     }
 
+    /// Python calls one per line in a section (see [`CallFormat::separator`]).
+    fn python_lines(&self) -> bool {
+        let calls = &self.calls;
+        calls.name == CallName::Python
+            && calls.section.is_some()
+            && !calls.array
+            && calls.separator.contains('\n')
+            && calls.separator.trim().is_empty()
+    }
+
     /// The character a bare call starts with: `{` for a JSON call, else its prefix's first.
     fn call_opening(&self) -> Option<char> {
         if self.calls.array {
@@ -798,6 +824,7 @@ impl FormatDescription {
             | CallName::Parameters { prefix, .. }
             | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
             CallName::Gemma { .. } => Some('c'),
+            CallName::PythonDict { .. } => Some('{'),
             CallName::Python => None,
         }
     }
@@ -883,7 +910,8 @@ impl FormatDescription {
             | CallName::JsonFieldsIdFirst { .. }
             | CallName::NameAsKey
             | CallName::Enclosed { .. }
-            | CallName::Python => {}
+            | CallName::Python
+            | CallName::PythonDict { .. } => {}
             CallName::Gemma { delimiter } => add(delimiter),
         }
         add(&self.calls.call_end);
@@ -954,6 +982,9 @@ impl FormatDescription {
                     rules.extend(parameter_rules(at, tool, parameters, values));
                 }
                 (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
+                (CallName::PythonDict { .. }, _) => {
+                    rules.extend(dict::arguments(&mut python, at, tool));
+                }
                 _ => {}
             }
             if let Some(gemma) = &mut gemma {
@@ -973,6 +1004,13 @@ impl FormatDescription {
         };
         rules.push(("call".into(), any_of("call_")));
         let more = || {
+            if self.python_lines() {
+                // The line break right after `)`; the call's own whitespace follows it.
+                return Node::Star(Box::new(Node::Seq(vec![
+                    Node::Lit("\n".into()),
+                    Node::Ref("call".into()),
+                ])));
+            }
             let separator = calls.separator.trim();
             let mut next = vec![Node::Ws];
             if !separator.is_empty() {
@@ -1171,6 +1209,9 @@ impl FormatDescription {
             items.push(Node::Lit(calls.call_end.clone()));
             return Node::Seq(items);
         }
+        if let CallName::PythonDict { name, arguments } = &calls.name {
+            return dict::call_tail(calls, name, arguments, at, tool);
+        }
         if let CallName::Gemma { .. } = &calls.name {
             // `call:NAME` as the parser reads it, then the arguments object.
             return Node::Seq(vec![
@@ -1183,15 +1224,21 @@ impl FormatDescription {
             ]);
         }
         if let CallName::Python = &calls.name {
-            // Whitespace before the name (after `[`, a section opener or `,`); the name and `(` as
-            // the parser reads them, the arguments with their own whitespace.
-            let mut items = vec![
-                Node::Ws,
+            // Whitespace before the name (after `[`, a section opener or `,`) — but right after the
+            // line break that separates calls one per line, where whitespace after the break would
+            // be lexed as one run with it; the name and `(` as the parser reads them, the arguments
+            // with their own whitespace.
+            let mut items = if self.python_lines() {
+                Vec::with_capacity(6)
+            } else {
+                vec![Node::Ws]
+            };
+            items.extend([
                 Node::Lit(format!("{}(", tool.name).into()),
                 Node::Ws,
                 Node::Ref(format!("args_{at}_0").into()),
                 Node::Lit(")".into()),
-            ];
+            ]);
             if !calls.call_end.is_empty() {
                 items.extend([Node::Ws, Node::Lit(calls.call_end.clone())]);
             }
@@ -1279,7 +1326,10 @@ impl FormatDescription {
                     Node::Lit("}".into()),
                 ]);
             }
-            CallName::Parameters { .. } | CallName::Python | CallName::Gemma { .. } => {}
+            CallName::Parameters { .. }
+            | CallName::Python
+            | CallName::Gemma { .. }
+            | CallName::PythonDict { .. } => {}
             CallName::Enclosed {
                 prefix,
                 open,
