@@ -271,21 +271,11 @@ fn parsers_without_a_grammar_say_so() {
         }
     }
     // Every registered parser has one, except (in registry order, by family) K2 Horizon's, whose calls
-    // come in three layouts (parser-horizon's docs); Kimi K3's, whose call heads carry a running index and
-    // whose values their own type names (parser-kimi's `k3`); MiniMax-M3's, whose value closers repeat
-    // the parameter's name and whose values nest as elements (parser-minimax's `m3`); and Muse's, whose
-    // calls sit in messages chosen by their recipient (parser-muse's docs).
+    // come in three layouts (parser-horizon's docs); Kimi K3's, whose call heads carry a running index
+    // and whose values their own type names (parser-kimi's `k3`); and MiniMax-M3's, whose value
+    // closers repeat the parameter's name and whose values nest as elements (parser-minimax's `m3`).
     // None of these is described by parser-core's constraint formats yet.
-    assert_eq!(
-        without,
-        [
-            "k2-horizon",
-            "kimi-k3",
-            "minimax-m3",
-            "muse",
-            "muse-glimmer",
-        ]
-    );
+    assert_eq!(without, ["k2-horizon", "kimi-k3", "minimax-m3"]);
 }
 
 #[test]

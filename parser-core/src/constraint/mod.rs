@@ -81,6 +81,7 @@
 //! ```
 
 mod dict;
+mod embed;
 mod gbnf;
 mod gemma;
 mod grammar;
@@ -101,6 +102,7 @@ use crate::registry::ParserEntry;
 use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
+pub use embed::TaggedValues;
 pub use grammar::{Grammar, Node};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
