@@ -251,8 +251,15 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
         ]),
         None => Node::Seq(vec![lit(CONTENT_TEXT), body()]),
     };
-    // `then(rule)`: `<|message_model|>` and the blocks of `rule`, optional unless `must`.
+    // Whether any block may follow a call: not with a call required, one call at most and thinking
+    // off (the call ends the output).
+    let after_exists = has_calls && (shape.thinking || !shape.required || shape.parallel);
+    // `then(rule)`: `<|message_model|>` and the blocks of `rule`, optional unless `must`; nothing for
+    // `after` when no block may follow a call.
     let then = |name: &'static str, must: bool| {
+        if name == "after" && !after_exists {
+            return Node::Seq(Vec::new());
+        }
         let next = Node::Seq(vec![lit(MESSAGE_MODEL), rule(name)]);
         if must {
             next
@@ -287,7 +294,6 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
     if shape.parallel {
         after.push(Node::Seq(vec![rule("call"), then("after", false)]));
     }
-    let after_exists = has_calls && !after.is_empty();
     if after_exists {
         rules.push(("after".into(), Node::Alt(after)));
     }
@@ -320,34 +326,7 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
             },
         }
     };
-    // A block that refers to `after` needs it: without it (required, one call, thinking off) the
-    // call ends the output.
-    if !after_exists {
-        for (_, node) in rules.iter_mut() {
-            strip_after(node);
-        }
-    }
     Grammar { rules }
-}
-
-/// Removes the optional `<|message_model|> after` continuations (when no block may follow a call).
-fn strip_after(node: &mut Node) {
-    match node {
-        Node::Seq(items) | Node::Alt(items) => {
-            items.retain(|item| !is_then_after(item));
-            items.iter_mut().for_each(strip_after);
-        }
-        Node::Opt(inner) | Node::Star(inner) => strip_after(inner),
-        _ => {}
-    }
-}
-
-fn is_then_after(node: &Node) -> bool {
-    match node {
-        Node::Opt(inner) => matches!(&**inner, Node::Seq(items)
-            if matches!(items.as_slice(), [_, Node::Ref(name)] if name == "after")),
-        _ => false,
-    }
 }
 
 /// The xgrammar structural tag (see the module docs).

@@ -275,7 +275,13 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
         None => Node::Seq(vec![answer.clone(), text_until(EOT)]),
     };
     let middle = Node::Seq(vec![answer, text_until(EOM)]);
+    // Whether any message may follow a call: not with a call required, one call at most and thinking
+    // off (the call ends the output).
+    let after_exists = has_calls && (shape.thinking || !shape.required || shape.parallel);
     let next = |name: &'static str, must: bool| {
+        if name == "after" && !after_exists {
+            return Node::Seq(Vec::new());
+        }
         let next = Node::Seq(vec![
             Node::Lit(format!("{START}{ROLE} ").into()),
             Node::Ref(name.into()),
@@ -310,7 +316,6 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
     let before = phase("before", has_calls, shape.required);
     rules.push(("before".into(), Node::Alt(before)));
     let after = phase("after", shape.parallel, false);
-    let after_exists = has_calls && !after.is_empty();
     if after_exists {
         rules.push(("after".into(), Node::Alt(after)));
     }
@@ -325,32 +330,7 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
             Node::Ref("before".into()),
         ])
     };
-    if !after_exists {
-        for (_, node) in rules.iter_mut() {
-            strip_after(node);
-        }
-    }
     Grammar { rules }
-}
-
-/// Removes the optional continuations into `after` (when no message may follow a call).
-fn strip_after(node: &mut Node) {
-    match node {
-        Node::Seq(items) | Node::Alt(items) => {
-            items.retain(|item| !is_next_after(item));
-            items.iter_mut().for_each(strip_after);
-        }
-        Node::Opt(inner) | Node::Star(inner) => strip_after(inner),
-        _ => {}
-    }
-}
-
-fn is_next_after(node: &Node) -> bool {
-    match node {
-        Node::Opt(inner) => matches!(&**inner, Node::Seq(items)
-            if matches!(items.as_slice(), [_, Node::Ref(name)] if name == "after")),
-        _ => false,
-    }
 }
 
 /// The xgrammar structural tag (see the module docs); `tags` are the tool messages'.
