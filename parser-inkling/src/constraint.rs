@@ -56,10 +56,10 @@
 use std::sync::Arc;
 
 use parser_core::constraint::{
-    Constraint, ConstraintEntry, ConstraintRequest, Grammar, Node, ResponseFormat, Triggers,
-    ecma_escape,
+    Constraint, ConstraintEntry, ConstraintRequest, Grammar, Node, Resolved, Triggers, ecma_escape,
+    structural_calls,
 };
-use parser_core::{Error, ParseOptions, ToolSchema};
+use parser_core::{Error, ParseOptions};
 use serde_json::{Value, json};
 
 use crate::{
@@ -104,12 +104,8 @@ fn start(options: &ParseOptions) -> Start {
 
 /// What one request allows, resolved.
 struct Shape<'a> {
-    tools: Vec<&'a ToolSchema>,
-    required: bool,
-    parallel: bool,
+    request: Resolved<'a>,
     thinking: bool,
-    json: Option<&'a Value>,
-    lazy: bool,
     start: Start,
 }
 
@@ -120,21 +116,19 @@ pub fn constraint(
     options: &ParseOptions,
     request: &ConstraintRequest,
 ) -> Result<Constraint, Error> {
-    let (tools, required) = request.allowed_tools(options.tools.as_deref())?;
-    let json = match &request.response_format {
-        ResponseFormat::Text => None,
-        ResponseFormat::JsonSchema(schema) => Some(schema),
-    };
-    let lazy = !tools.is_empty() && !required && json.is_none();
+    let request = request.resolve(options.tools.as_deref())?;
     let shape = Shape {
-        tools,
-        required,
-        parallel: request.parallel_tool_calls,
         thinking: options.enable_thinking != Some(false),
+        start: start(options),
+        request,
+    };
+    let Resolved {
+        required,
+        parallel,
         json,
         lazy,
-        start: start(options),
-    };
+        ..
+    } = shape.request;
     let grammar = grammar(&shape);
     let triggers = if lazy {
         Triggers {
@@ -148,12 +142,12 @@ pub fn constraint(
         Triggers::default()
     };
     let tag_tools: Vec<(String, Arc<Value>)> = shape
+        .request
         .tools
         .iter()
         .map(|tool| (tool.name.clone(), tool.shared_parameters().clone()))
         .collect();
-    let (parallel, tag_json, start, thinking) =
-        (shape.parallel, json.cloned(), shape.start, shape.thinking);
+    let (tag_json, start, thinking) = (json.cloned(), shape.start, shape.thinking);
     let mut constraint = Constraint::new(grammar, move || {
         structural_tag(
             &tag_tools,
@@ -193,8 +187,8 @@ fn body() -> Node {
 /// `<|message_model|>` and more) and `after` (the blocks after a call).
 fn grammar(shape: &Shape<'_>) -> Grammar {
     let mut rules: Vec<(String, Node)> = vec![("start".into(), Node::Seq(Vec::new()))];
-    let has_calls = !shape.tools.is_empty();
-    for (at, tool) in shape.tools.iter().enumerate() {
+    let has_calls = !shape.request.tools.is_empty();
+    for (at, tool) in shape.request.tools.iter().enumerate() {
         let name = serde_json::to_string(&tool.name).unwrap_or_default();
         rules.push((
             format!("ctail_{at}"),
@@ -231,7 +225,7 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
     }
     let any_of = |prefix: &str| {
         Node::Alt(
-            (0..shape.tools.len())
+            (0..shape.request.tools.len())
                 .map(|at| Node::Ref(format!("{prefix}_{at}").into()))
                 .collect(),
         )
@@ -241,7 +235,7 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
         rules.push(("ctail".into(), any_of("ctail")));
     }
     let thinking = Node::Seq(vec![lit(CONTENT_THINKING), body()]);
-    let text = match shape.json {
+    let text = match shape.request.json {
         Some(schema) => Node::Seq(vec![
             lit(CONTENT_TEXT),
             Node::Ws,
@@ -253,7 +247,8 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
     };
     // Whether any block may follow a call: not with a call required, one call at most and thinking
     // off (the call ends the output).
-    let after_exists = has_calls && (shape.thinking || !shape.required || shape.parallel);
+    let after_exists =
+        has_calls && (shape.thinking || !shape.request.required || shape.request.parallel);
     // `then(rule)`: `<|message_model|>` and the blocks of `rule`, optional unless `must`; nothing for
     // `after` when no block may follow a call.
     let then = |name: &'static str, must: bool| {
@@ -273,10 +268,10 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
     if shape.thinking {
         before.push(Node::Seq(vec![
             thinking.clone(),
-            then("before", shape.required),
+            then("before", shape.request.required),
         ]));
     }
-    if !shape.required {
+    if !shape.request.required {
         before.push(Node::Seq(vec![text.clone(), then("before", false)]));
     }
     if has_calls {
@@ -288,18 +283,18 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
     if shape.thinking {
         after.push(Node::Seq(vec![thinking, then("after", false)]));
     }
-    if !shape.required {
+    if !shape.request.required {
         after.push(Node::Seq(vec![text, then("after", false)]));
     }
-    if shape.parallel {
+    if shape.request.parallel {
         after.push(Node::Seq(vec![rule("call"), then("after", false)]));
     }
     if after_exists {
         rules.push(("after".into(), Node::Alt(after)));
     }
     // What may follow a block that ends where the prompt left the output.
-    let continuation = then("before", shape.required);
-    rules[0].1 = if shape.lazy {
+    let continuation = then("before", shape.request.required);
+    rules[0].1 = if shape.request.lazy {
         // From the trigger on (the trigger included): the call's object, then the blocks after a
         // call.
         let mut items = vec![lit(CONTENT_INVOKE_TOOL_JSON), rule("ctail")];
@@ -314,7 +309,7 @@ fn grammar(shape: &Shape<'_>) -> Grammar {
                 rule("before"),
             ]),
             Start::Thinking => Node::Seq(vec![body(), continuation]),
-            Start::Text => match shape.json {
+            Start::Text => match shape.request.json {
                 Some(schema) => Node::Seq(vec![
                     Node::Ws,
                     Node::Json(Arc::new(schema.clone())),
@@ -356,30 +351,18 @@ fn structural_tag(
             {"type": "json_schema", "json_schema": schema}, "end": END_MESSAGE}),
         None => free(),
     };
-    let rest = if tools.is_empty() {
-        text()
-    } else if required || json.is_some() {
-        let calls = json!({
-            "type": "tags_with_separator",
-            "tags": tags,
-            "separator": MESSAGE_MODEL,
-            "at_least_one": true,
-            "stop_after_first": !parallel,
-        });
-        if required {
-            calls
-        } else {
-            json!({"type": "or", "elements": [text(), calls]})
-        }
-    } else {
-        return json!({"type": "structural_tag", "format": {
-            "type": "triggered_tags",
-            "triggers": [CONTENT_INVOKE_TOOL_JSON],
-            "tags": tags,
-            "at_least_one": false,
-            "stop_after_first": !parallel,
-        }});
-    };
+    let rest = structural_calls(
+        text(),
+        tags,
+        MESSAGE_MODEL,
+        vec![CONTENT_INVOKE_TOOL_JSON.to_owned()],
+        required,
+        parallel,
+        json.is_some(),
+    );
+    if rest["type"] == "triggered_tags" {
+        return json!({"type": "structural_tag", "format": rest});
+    }
     let opened = |begin: &str| {
         json!({"type": "tag", "begin": begin, "content": free(),
                "end": format!("{END_MESSAGE}{MESSAGE_MODEL}")})

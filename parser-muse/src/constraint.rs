@@ -62,9 +62,9 @@ use std::borrow::Cow;
 
 use parser_core::constraint::{
     CallFormat, CallName, Constraint, ConstraintEntry, ConstraintRequest, FormatDescription,
-    Grammar, Node, ParameterTags, ResponseFormat, TaggedValues, Triggers, ecma_escape,
+    Grammar, Node, ParameterTags, Resolved, TaggedValues, Triggers, ecma_escape, structural_calls,
 };
-use parser_core::{Error, ParseOptions, ToolSchema};
+use parser_core::{Error, ParseOptions};
 use serde_json::{Value, json};
 
 use crate::{
@@ -131,12 +131,8 @@ pub fn muse_glimmer(
 
 /// What one request allows, resolved.
 struct Shape<'a> {
-    tools: Vec<&'a ToolSchema>,
-    required: bool,
-    parallel: bool,
+    request: Resolved<'a>,
     thinking: bool,
-    json: Option<&'a Value>,
-    lazy: bool,
     values: TaggedValues,
 }
 
@@ -145,24 +141,27 @@ fn constraint(
     request: &ConstraintRequest,
     values: TaggedValues,
 ) -> Result<Constraint, Error> {
-    let (tools, required) = request.allowed_tools(options.tools.as_deref())?;
-    let json = match &request.response_format {
-        ResponseFormat::Text => None,
-        ResponseFormat::JsonSchema(schema) => Some(schema),
-    };
-    let lazy = !tools.is_empty() && !required && json.is_none();
+    let request = request.resolve(options.tools.as_deref())?;
     let shape = Shape {
-        tools,
-        required,
-        parallel: request.parallel_tool_calls,
         thinking: options.enable_thinking != Some(false),
+        values,
+        request,
+    };
+    let Resolved {
+        required,
+        parallel,
         json,
         lazy,
-        values,
-    };
+        ..
+    } = shape.request;
     let format = invoke_format();
     let grammar = grammar(&shape, &format);
-    let headers: Vec<String> = shape.tools.iter().map(|tool| header(&tool.name)).collect();
+    let headers: Vec<String> = shape
+        .request
+        .tools
+        .iter()
+        .map(|tool| header(&tool.name))
+        .collect();
     let triggers = if lazy {
         let alternatives: Vec<String> = headers.iter().map(|h| ecma_escape(h)).collect();
         Triggers {
@@ -173,6 +172,7 @@ fn constraint(
         Triggers::default()
     };
     let tags: Vec<Value> = shape
+        .request
         .tools
         .iter()
         .map(|tool| {
@@ -192,7 +192,7 @@ fn constraint(
             })
         })
         .collect();
-    let (parallel, tag_json, thinking) = (shape.parallel, json.cloned(), shape.thinking);
+    let (tag_json, thinking) = (json.cloned(), shape.thinking);
     let mut constraint = Constraint::new(grammar, move || {
         structural_tag(&tags, required, parallel, tag_json.as_ref(), thinking)
     });
@@ -226,8 +226,8 @@ fn text_until(end: &str) -> Node {
 /// `<|start|>assistant ` and more) and `after` (the messages after a call).
 fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
     let mut rules: Vec<(String, Node)> = vec![("start".into(), Node::Seq(Vec::new()))];
-    let has_calls = !shape.tools.is_empty();
-    for (at, tool) in shape.tools.iter().enumerate() {
+    let has_calls = !shape.request.tools.is_empty();
+    for (at, tool) in shape.request.tools.iter().enumerate() {
         let prefix = format!("t{at}_");
         rules.extend(
             format
@@ -242,7 +242,7 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
             Node::Ws,
             invoke.clone(),
         ];
-        if shape.parallel {
+        if shape.request.parallel {
             body.push(Node::Star(Box::new(Node::Seq(vec![Node::Ws, invoke]))));
         }
         body.extend([Node::Ws, lit(FUNCTION_CALLS_END), Node::Ws, lit(EOM)]);
@@ -252,7 +252,7 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
         rules.push((
             "tool_msg".into(),
             Node::Alt(
-                (0..shape.tools.len())
+                (0..shape.request.tools.len())
                     .map(|at| Node::Ref(format!("msg_{at}").into()))
                     .collect(),
             ),
@@ -264,7 +264,7 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
     ]);
     let answer = Node::Lit(header(ANSWER_RECIPIENT).into());
     // The answer that ends the output, and one that more messages follow.
-    let last = match shape.json {
+    let last = match shape.request.json {
         Some(schema) => Node::Seq(vec![
             answer.clone(),
             Node::Ws,
@@ -277,7 +277,8 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
     let middle = Node::Seq(vec![answer, text_until(EOM)]);
     // Whether any message may follow a call: not with a call required, one call at most and thinking
     // off (the call ends the output).
-    let after_exists = has_calls && (shape.thinking || !shape.required || shape.parallel);
+    let after_exists =
+        has_calls && (shape.thinking || !shape.request.required || shape.request.parallel);
     let next = |name: &'static str, must: bool| {
         if name == "after" && !after_exists {
             return Node::Seq(Vec::new());
@@ -299,8 +300,8 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
         if shape.thinking {
             ways.push(Node::Seq(vec![reasoning.clone(), next(name, must)]));
         }
-        if !shape.required {
-            if shape.json.is_none() {
+        if !shape.request.required {
+            if shape.request.json.is_none() {
                 ways.push(Node::Seq(vec![middle.clone(), next(name, false)]));
             }
             ways.push(last.clone());
@@ -313,13 +314,13 @@ fn grammar(shape: &Shape<'_>, format: &FormatDescription) -> Grammar {
         }
         ways
     };
-    let before = phase("before", has_calls, shape.required);
+    let before = phase("before", has_calls, shape.request.required);
     rules.push(("before".into(), Node::Alt(before)));
-    let after = phase("after", shape.parallel, false);
+    let after = phase("after", shape.request.parallel, false);
     if after_exists {
         rules.push(("after".into(), Node::Alt(after)));
     }
-    rules[0].1 = if shape.lazy {
+    rules[0].1 = if shape.request.lazy {
         // From the trigger on (the header of a tool message): that message, then what may follow.
         Node::Seq(vec![Node::Ref("tool_msg".into()), next("after", false)])
     } else {
@@ -348,35 +349,24 @@ fn structural_tag(
         None => json!({"type": "tag", "begin": header(ANSWER_RECIPIENT),
             "content": {"type": "any_text"}, "end": EOT}),
     };
-    let rest = if tags.is_empty() {
-        last()
-    } else if required || json.is_some() {
-        let calls = json!({
-            "type": "tags_with_separator",
-            "tags": tags,
-            "separator": next,
-            "at_least_one": true,
-            "stop_after_first": !parallel,
-        });
-        if required {
-            calls
-        } else {
-            json!({"type": "or", "elements": [last(), calls]})
-        }
-    } else {
-        let triggers: Vec<String> = tags
-            .iter()
-            .filter_map(|tag| tag["begin"].as_str())
-            .map(|begin| begin[..begin.find(MESSAGE).unwrap_or(0) + MESSAGE.len()].to_owned())
-            .collect();
-        return json!({"type": "structural_tag", "format": {
-            "type": "triggered_tags",
-            "triggers": triggers,
-            "tags": tags,
-            "at_least_one": false,
-            "stop_after_first": !parallel,
-        }});
-    };
+    // A tool message's header triggers it.
+    let triggers: Vec<String> = tags
+        .iter()
+        .filter_map(|tag| tag["begin"].as_str())
+        .map(|begin| begin[..begin.find(MESSAGE).unwrap_or(0) + MESSAGE.len()].to_owned())
+        .collect();
+    let rest = structural_calls(
+        last(),
+        tags.to_vec(),
+        &next,
+        triggers,
+        required,
+        parallel,
+        json.is_some(),
+    );
+    if rest["type"] == "triggered_tags" {
+        return json!({"type": "structural_tag", "format": rest});
+    }
     let mut elements = vec![json!({"type": "const_string", "value": " "})];
     if thinking {
         elements.push(json!({"type": "optional", "content": {

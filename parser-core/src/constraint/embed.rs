@@ -5,12 +5,60 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::grammar::{Grammar, Node};
 use super::{
-    CallName, CallTool, FormatDescription, ParameterTags, ValueForm, counted_except,
-    parameter_rules, properties, value_form, value_stops,
+    CallName, CallTool, ConstraintRequest, FormatDescription, ParameterTags, ResponseFormat,
+    ValueForm, counted_except, parameter_rules, properties, value_form, value_stops,
 };
-use crate::schema::ToolSchema;
+use crate::error::Error;
+use crate::schema::{ToolSchema, Tools};
+
+/// A request resolved against its tools, for a family that writes its own grammar.
+#[derive(Clone, Debug)]
+pub struct Resolved<'a> {
+    /// The tools a call may name ([`ConstraintRequest::allowed_tools`]).
+    pub tools: Vec<&'a ToolSchema>,
+    /// At least one call is required (`required`, a named function).
+    pub required: bool,
+    /// More than one call may be made.
+    pub parallel: bool,
+    /// The schema content must follow (`response_format`), if any.
+    pub json: Option<&'a Value>,
+    /// The grammar applies from a trigger on: `auto` with tools and no `response_format`.
+    pub lazy: bool,
+}
+
+impl ConstraintRequest {
+    /// This request against `tools`: what a family's own grammar needs of it.
+    ///
+    /// Errors: those of [`ConstraintRequest::allowed_tools`].
+    ///
+    /// ```
+    /// use parser_core::constraint::ConstraintRequest;
+    /// use parser_core::Tools;
+    ///
+    /// let tools = Tools::from_json(&serde_json::json!([{"type": "function", "function": {"name": "a"}}])).unwrap();
+    /// let request = ConstraintRequest::default();
+    /// let resolved = request.resolve(Some(&tools)).unwrap();
+    /// assert!(resolved.lazy && resolved.parallel && !resolved.required);
+    /// ```
+    pub fn resolve<'a>(&'a self, tools: Option<&'a Tools>) -> Result<Resolved<'a>, Error> {
+        let (tools, required) = self.allowed_tools(tools)?;
+        let json = match &self.response_format {
+            ResponseFormat::Text => None,
+            ResponseFormat::JsonSchema(schema) => Some(schema),
+        };
+        Ok(Resolved {
+            lazy: !tools.is_empty() && !required && json.is_none(),
+            tools,
+            required,
+            parallel: self.parallel_tool_calls,
+            json,
+        })
+    }
+}
 
 /// How a call's parameter values are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +195,7 @@ fn json_when_parses(
     tags: &ParameterTags,
     tool: &CallTool,
     name: &str,
-    schema: &serde_json::Value,
+    schema: &Value,
     (stops, excluded): &(Vec<String>, Vec<char>),
 ) -> Node {
     let mut items = vec![
@@ -255,5 +303,65 @@ fn rename(node: &mut Node, prefix: &str) {
         | Node::JsonProperty { .. }
         | Node::Text { .. }
         | Node::Chars { .. } => {}
+    }
+}
+
+/// The calls part of the structural tag of a family whose framing is its own (Inkling's blocks,
+/// Muse's messages), from its call `tags` (each a `tag` of one call, as xgrammar takes them):
+///
+/// - no tags (`none`, or no tools): `answer`;
+/// - a call required: the tags separated by `separator`, at least one (one with `parallel` off);
+/// - `auto` with a `response_format` (`json`): `answer` or those calls;
+/// - `auto` otherwise: `triggered_tags` on `triggers`, free text around the calls — a whole format,
+///   which the caller puts in the structural tag as it is (its type is `triggered_tags`).
+///
+/// ```
+/// use serde_json::json;
+///
+/// let tag = json!({"type": "tag", "begin": "<call>", "content": {"type": "any_text"}, "end": "</call>"});
+/// let answer = json!({"type": "any_text"});
+/// let required = parser_core::constraint::structural_calls(
+///     answer.clone(), vec![tag.clone()], "\n", vec!["<call>".into()], true, false, false,
+/// );
+/// assert_eq!(required["type"], "tags_with_separator");
+/// assert_eq!(required["stop_after_first"], true);
+/// let auto = parser_core::constraint::structural_calls(
+///     answer, vec![tag], "\n", vec!["<call>".into()], false, true, false,
+/// );
+/// assert_eq!(auto["type"], "triggered_tags");
+/// ```
+pub fn structural_calls(
+    answer: Value,
+    tags: Vec<Value>,
+    separator: &str,
+    triggers: Vec<String>,
+    required: bool,
+    parallel: bool,
+    json: bool,
+) -> Value {
+    use serde_json::json;
+    if tags.is_empty() {
+        return answer;
+    }
+    if !required && !json {
+        return json!({
+            "type": "triggered_tags",
+            "triggers": triggers,
+            "tags": tags,
+            "at_least_one": false,
+            "stop_after_first": !parallel,
+        });
+    }
+    let calls = json!({
+        "type": "tags_with_separator",
+        "tags": tags,
+        "separator": separator,
+        "at_least_one": true,
+        "stop_after_first": !parallel,
+    });
+    if required {
+        calls
+    } else {
+        json!({"type": "or", "elements": [answer, calls]})
     }
 }

@@ -102,7 +102,7 @@ use crate::registry::ParserEntry;
 use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
-pub use embed::TaggedValues;
+pub use embed::{Resolved, TaggedValues, structural_calls};
 pub use grammar::{Grammar, Node};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
