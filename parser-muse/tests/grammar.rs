@@ -44,7 +44,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
     let run = corpus_acceptance(&dir, &files, &[]);
     let refused: Vec<&str> = run.refused.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(refused, REFUSED, "{:#?}", run.refused);
-    assert_eq!((run.whole, run.from_trigger), (0, 0), "{run:?}");
+    assert_eq!((run.whole, run.from_trigger), (1, 1), "{run:?}");
 }
 
 const TAIL: &str = "<|start|>assistant";
