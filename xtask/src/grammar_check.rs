@@ -486,6 +486,8 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             .is_some_and(|begin| {
                 begin.ends_with(call.name.as_str())
                     || begin.contains(&format!("{quoted},"))
+                    // A Python dict call: `{'name': 'NAME', 'arguments': `.
+                    || begin.contains(&format!("'{}',", call.name))
                     || begin.ends_with(&format!("{}(", call.name))
             })
             || constants(tag).iter().any(|constant| {
@@ -507,7 +509,8 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             tag.get("content")?,
             call,
             at,
-            begin.ends_with(&format!("call:{}", call.name))
+            begin.ends_with(&format!("call:{}", call.name)),
+            begin.ends_with(": ")
         )?
     ))
 }
@@ -524,8 +527,15 @@ fn constants(tag: &Value) -> Vec<&str> {
 }
 
 /// A call tag's content: constants, the call's index for a number, its arguments for the schema.
-/// `gemma`: the tag is a Gemma call's (`…call:NAME`), whose arguments are in Gemma's syntax.
-fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Option<String> {
+/// `gemma`: the tag is a Gemma call's (`…call:NAME`), whose arguments are in Gemma's syntax;
+/// `dict_call`: a Python dict call's (`…'arguments': `), whose arguments are a Python dict.
+fn content(
+    format: &Value,
+    call: &ToolCall,
+    at: usize,
+    gemma_call: bool,
+    dict_call: bool,
+) -> Option<String> {
     Some(match format.get("type")?.as_str()? {
         "json_schema" => call.arguments.clone(),
         // A Gemma call's arguments (`{KEY:VALUE,…}`, strings between delimiter tokens): the
@@ -535,6 +545,8 @@ fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Opti
             // A tool without string values has no delimiter in its grammar; any will do then.
             gemma(&arguments, gemma_delimiter(format).unwrap_or("<escape>"))
         }
+        // A Python dict call's arguments: the dict.
+        "grammar" if dict_call => python(&serde_json::from_str(&call.arguments).ok()?),
         // A Python call's keyword arguments (their grammar is GBNF): the arguments as Python.
         "grammar" => {
             let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
@@ -546,7 +558,7 @@ fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Opti
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
         "sequence" => (format.get("elements")?.as_array()?.iter())
-            .map(|element| content(element, call, at, gemma_call))
+            .map(|element| content(element, call, at, gemma_call, dict_call))
             .collect::<Option<Vec<_>>>()?
             .concat(),
         _ => return None,
