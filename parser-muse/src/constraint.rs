@@ -36,8 +36,9 @@
 //!   `<|eot|>` after a tool message, a message cut off by the next header.
 //!
 //! The structural tag holds the tool messages and a reasoning message before them: each tool message
-//! is a `tag` whose content is the GBNF of its parameters; `auto` is `triggered_tags` on the tool
-//! messages' headers.
+//! is a `tag` whose content is the GBNF of its parameters. Under `auto` every message is a `tag`
+//! (reasoning, answer, tool messages) separated by `<|start|>assistant `, in any order; it does not
+//! hold parallel calls off there (the grammars do).
 //!
 //! ```
 //! use parser_core::constraint::{ConstraintRequest, ToolChoice};
@@ -349,24 +350,37 @@ fn structural_tag(
         None => json!({"type": "tag", "begin": header(ANSWER_RECIPIENT),
             "content": {"type": "any_text"}, "end": EOT}),
     };
-    // A tool message's header triggers it.
-    let triggers: Vec<String> = tags
-        .iter()
-        .filter_map(|tag| tag["begin"].as_str())
-        .map(|begin| begin[..begin.find(MESSAGE).unwrap_or(0) + MESSAGE.len()].to_owned())
-        .collect();
+    if !tags.is_empty() && !required && json.is_none() {
+        // Every message a tag, not `triggered_tags`: the only trigger there would be a tool message's
+        // header, and the free text around it would let a message to an unknown recipient through.
+        let mut all = Vec::with_capacity(tags.len() + 2);
+        if thinking {
+            all.push(json!({"type": "tag", "begin": header(REASONING_RECIPIENT),
+                "content": {"type": "any_text"}, "end": EOM}));
+        }
+        all.push(json!({"type": "tag", "begin": header(ANSWER_RECIPIENT),
+            "content": {"type": "any_text"}, "end": [EOM, EOT]}));
+        all.extend(tags.iter().cloned());
+        return json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "const_string", "value": " "},
+            {
+                "type": "tags_with_separator",
+                "tags": all,
+                "separator": next,
+                "at_least_one": false,
+                "stop_after_first": false,
+            },
+        ]}});
+    }
     let rest = structural_calls(
         last(),
         tags.to_vec(),
         &next,
-        triggers,
+        Vec::new(),
         required,
         parallel,
         json.is_some(),
     );
-    if rest["type"] == "triggered_tags" {
-        return json!({"type": "structural_tag", "format": rest});
-    }
     let mut elements = vec![json!({"type": "const_string", "value": " "})];
     if thinking {
         elements.push(json!({"type": "optional", "content": {

@@ -441,6 +441,7 @@ fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
         "optional" => render(format.get("content")?, calls)?,
         "or" => render(format.get("elements")?.get(0)?, calls)?,
         "any_text" => "Let me see.".to_owned(),
+        "const_string" => format.get("value")?.as_str()?.to_owned(),
         "tag" => {
             // A reasoning block or a section: its content holds no call of its own.
             let begin = format.get("begin")?.as_str()?;
@@ -488,6 +489,8 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
                     || begin.contains(&format!("{quoted},"))
                     // A Python dict call: `{'name': 'NAME', 'arguments': `.
                     || begin.contains(&format!("'{}',", call.name))
+                    // An XML invoke: `<invoke name="NAME">`.
+                    || begin.ends_with(&format!("invoke name=\"{}\">", call.name))
                     || begin.ends_with(&format!("{}(", call.name))
             })
             || constants(tag).iter().any(|constant| {
@@ -510,9 +513,17 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             call,
             at,
             begin.ends_with(&format!("call:{}", call.name)),
-            begin.ends_with(": ")
+            begin.ends_with(": "),
+            invoke_namespace(begin)
         )?
     ))
+}
+
+/// The namespace of an XML invoke a tag's `begin` ends with (`<atem:invoke name="…">` → `atem:`).
+fn invoke_namespace(begin: &str) -> Option<&str> {
+    let open = &begin[begin.rfind('<')?..];
+    let at = open.find("invoke name=\"")?;
+    Some(&open[1..at])
 }
 
 /// The `const_string` values of a tag's content sequence (where an id-first call names its function).
@@ -528,13 +539,16 @@ fn constants(tag: &Value) -> Vec<&str> {
 
 /// A call tag's content: constants, the call's index for a number, its arguments for the schema.
 /// `gemma`: the tag is a Gemma call's (`…call:NAME`), whose arguments are in Gemma's syntax;
-/// `dict_call`: a Python dict call's (`…'arguments': `), whose arguments are a Python dict.
+/// `dict_call`: a Python dict call's (`…'arguments': `), whose arguments are a Python dict;
+/// `invoke`: an XML invoke's (`<NS:invoke name="NAME">`, its namespace given), whose arguments are
+/// `<NS:parameter name="KEY">VALUE</NS:parameter>` elements.
 fn content(
     format: &Value,
     call: &ToolCall,
     at: usize,
     gemma_call: bool,
     dict_call: bool,
+    invoke: Option<&str>,
 ) -> Option<String> {
     Some(match format.get("type")?.as_str()? {
         "json_schema" => call.arguments.clone(),
@@ -547,6 +561,20 @@ fn content(
         }
         // A Python dict call's arguments: the dict.
         "grammar" if dict_call => python(&serde_json::from_str(&call.arguments).ok()?),
+        // An XML invoke's parameters: strings raw, other values JSON.
+        "grammar" if invoke.is_some() => {
+            let ns = invoke?;
+            let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
+            (arguments.as_object()?.iter())
+                .map(|(key, value)| {
+                    let value = match value {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    format!("\n<{ns}parameter name=\"{key}\">{value}</{ns}parameter>")
+                })
+                .collect()
+        }
         // A Python call's keyword arguments (their grammar is GBNF): the arguments as Python.
         "grammar" => {
             let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
@@ -558,7 +586,7 @@ fn content(
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
         "sequence" => (format.get("elements")?.as_array()?.iter())
-            .map(|element| content(element, call, at, gemma_call, dict_call))
+            .map(|element| content(element, call, at, gemma_call, dict_call, invoke))
             .collect::<Option<Vec<_>>>()?
             .concat(),
         _ => return None,
