@@ -337,7 +337,7 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
             }
             body + "\n" + end
         }
-        CallName::Enclosed { .. } | CallName::Gemma { .. } => {
+        CallName::Enclosed { .. } | CallName::Gemma { .. } | CallName::PythonDict { .. } => {
             panic!("{name}: the analysis describes no such calls")
         }
     };

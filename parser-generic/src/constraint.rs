@@ -285,7 +285,6 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                     separator: Cow::Borrowed("\n"),
                     array: false,
                 },
-                (None, true) if lines => return Err(NotDescribed::NoCloser),
                 // `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`; without markers, Llama 4's
                 // bare `[f(a=1)]` at the start of the answer.
                 (section, true) => CallFormat {
