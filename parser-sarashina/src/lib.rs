@@ -17,7 +17,7 @@
 //!
 //! # Grammar
 //! The constraint ([`constraint`], registered as the parser's `ConstraintEntry`) is a
-//! [`FormatDescription`] from the same markers ([`format`]): free text, then `<|tool_calls|>` and a
+//! [`FormatDescription`] from the same markers ([`format()`]): free text, then `<|tool_calls|>` and a
 //! Python list of call dicts `{'name': 'NAME', 'arguments': {…}}`
 //! ([`parser_core::constraint::CallName::PythonDict`]), each naming a request's tool, its arguments
 //! a dict of the schema's properties whose values are Python literals of their schemas; lazy under
