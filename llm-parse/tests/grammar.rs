@@ -270,12 +270,8 @@ fn parsers_without_a_grammar_say_so() {
             None => user_error(&output, "has no constrained-decoding grammar yet"),
         }
     }
-    // Every registered parser has one, except (in registry order, by family) K2 Horizon's, whose calls
-    // come in three layouts (parser-horizon's docs); Kimi K3's, whose call heads carry a running index
-    // and whose values their own type names (parser-kimi's `k3`); and MiniMax-M3's, whose value
-    // closers repeat the parameter's name and whose values nest as elements (parser-minimax's `m3`).
-    // None of these is described by parser-core's constraint formats yet.
-    assert_eq!(without, ["k2-horizon", "kimi-k3", "minimax-m3"]);
+    // Every registered parser has one.
+    assert!(without.is_empty(), "{without:?}");
 }
 
 #[test]

@@ -81,6 +81,7 @@
 //! ```
 
 mod dict;
+mod elements;
 mod embed;
 mod gbnf;
 mod gemma;
@@ -102,6 +103,7 @@ use crate::registry::ParserEntry;
 use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
+pub use elements::ElementTags;
 pub use embed::{Resolved, TaggedValues, structural_calls};
 pub use grammar::{Grammar, Node};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
@@ -356,6 +358,21 @@ pub enum CallName {
         name: Cow<'static, str>,
         /// The key of the arguments dict (`arguments`).
         arguments: Cow<'static, str>,
+    },
+    /// The name stands between literals, with a call counter after it when the format writes one,
+    /// each argument an element after it: `PREFIX NAME [COUNTER digits] SUFFIX (element)*` (Kimi K3:
+    /// `tool="NAME" index="1"<|sep|>` then `argument` elements whose heads name the value's type;
+    /// MiniMax-M3: `NAME">` then one element per parameter, closed by its own name, values nested).
+    /// See [`ElementTags`] for how the grammar holds the elements to the tool's schema.
+    Elements {
+        /// Before the name (`tool="`; may be empty).
+        prefix: Cow<'static, str>,
+        /// Before the call counter's digits, when the format writes one (`" index="`).
+        counter: Option<Cow<'static, str>>,
+        /// After the name (and counter), before the parameters (`"<|sep|>`, `">`).
+        suffix: Cow<'static, str>,
+        /// How each parameter is written.
+        parameters: ElementTags,
     },
 }
 
@@ -827,6 +844,7 @@ impl FormatDescription {
             | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
             CallName::Gemma { .. } => Some('c'),
             CallName::PythonDict { .. } => Some('{'),
+            CallName::Elements { prefix, .. } => prefix.chars().next(),
             CallName::Python => None,
         }
     }
@@ -915,6 +933,8 @@ impl FormatDescription {
             | CallName::Python
             | CallName::PythonDict { .. } => {}
             CallName::Gemma { delimiter } => add(delimiter),
+            // Element heads are spelt with the format's own tokens: the family lists them.
+            CallName::Elements { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -986,6 +1006,9 @@ impl FormatDescription {
                 (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
                 (CallName::PythonDict { .. }, _) => {
                     rules.extend(dict::arguments(&mut python, at, tool));
+                }
+                (CallName::Elements { parameters, .. }, _) => {
+                    rules.extend(elements::parameter_rules(at, tool, parameters, &markers));
                 }
                 _ => {}
             }
@@ -1214,6 +1237,23 @@ impl FormatDescription {
         if let CallName::PythonDict { name, arguments } = &calls.name {
             return dict::call_tail(calls, name, arguments, at, tool);
         }
+        if let CallName::Elements {
+            prefix,
+            counter,
+            suffix,
+            parameters,
+        } = &calls.name
+        {
+            return elements::call_tail(
+                calls,
+                at,
+                tool,
+                prefix,
+                counter.as_deref(),
+                suffix,
+                parameters,
+            );
+        }
         if let CallName::Gemma { .. } = &calls.name {
             // `call:NAME` as the parser reads it, then the arguments object.
             return Node::Seq(vec![
@@ -1331,7 +1371,8 @@ impl FormatDescription {
             CallName::Parameters { .. }
             | CallName::Python
             | CallName::Gemma { .. }
-            | CallName::PythonDict { .. } => {}
+            | CallName::PythonDict { .. }
+            | CallName::Elements { .. } => {}
             CallName::Enclosed {
                 prefix,
                 open,
