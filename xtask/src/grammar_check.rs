@@ -489,8 +489,10 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
                     || begin.contains(&format!("{quoted},"))
                     // A Python dict call: `{'name': 'NAME', 'arguments': `.
                     || begin.contains(&format!("'{}',", call.name))
-                    // An XML invoke: `<invoke name="NAME">`.
-                    || begin.ends_with(&format!("invoke name=\"{}\">", call.name))
+                    // An XML invoke (`<NS:invoke name="NAME">`) whose parameters are
+                    // `<NS:parameter name="KEY">` elements.
+                    || (begin.ends_with(&format!("invoke name=\"{}\">", call.name))
+                        && invoke_parameters(tag).is_some())
                     || begin.ends_with(&format!("{}(", call.name))
             })
             || constants(tag).iter().any(|constant| {
@@ -514,16 +516,22 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             at,
             begin.ends_with(&format!("call:{}", call.name)),
             begin.ends_with(": "),
-            invoke_namespace(begin)
+            invoke_parameters(tag)
         )?
     ))
 }
 
-/// The namespace of an XML invoke a tag's `begin` ends with (`<atem:invoke name="…">` → `atem:`).
-fn invoke_namespace(begin: &str) -> Option<&str> {
+/// The namespace of an XML invoke a tag's `begin` ends with (`<atem:invoke name="…">` → `atem:`),
+/// when the tag's content grammar writes its parameters as `<NS:parameter name="…">` elements.
+fn invoke_parameters(tag: &Value) -> Option<&str> {
+    let begin = tag.get("begin")?.as_str()?;
     let open = &begin[begin.rfind('<')?..];
     let at = open.find("invoke name=\"")?;
-    Some(&open[1..at])
+    let namespace = &open[1..at];
+    let grammar = tag.get("content")?.get("grammar")?.as_str()?;
+    grammar
+        .contains(&format!("<{namespace}parameter name="))
+        .then_some(namespace)
 }
 
 /// The `const_string` values of a tag's content sequence (where an id-first call names its function).
