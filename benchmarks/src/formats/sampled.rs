@@ -91,8 +91,11 @@ pub(super) fn insert(sample: &str, at: usize, text: &str) -> String {
     out
 }
 
-/// The first 32 bytes (or fewer, on a character boundary) of a text.
+/// The first 32 bytes (or fewer, on a character boundary) of a text's first line: a parser may write a
+/// newline the sample spells otherwise (MiniCPM-V restores `\n` written as two characters), so the text
+/// is looked up in the sample by what precedes its first newline.
 pub(super) fn prefix(text: &str) -> &str {
+    let text = text.split('\n').next().unwrap_or(text);
     let mut end = text.len().min(32);
     while !text.is_char_boundary(end) {
         end -= 1;
