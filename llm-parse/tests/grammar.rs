@@ -270,23 +270,8 @@ fn parsers_without_a_grammar_say_so() {
             None => user_error(&output, "has no constrained-decoding grammar yet"),
         }
     }
-    // Every registered parser has one, except (in registry order, by family) Inkling's, whose
-    // reasoning blocks may follow content and calls (parser-inkling's docs); Muse's, whose calls sit
-    // in messages chosen by their recipient (parser-muse's docs); Olmo 3's: the Python-call grammar
-    // writes LFM2's `[…]` list, Olmo 3 one call per line (parser-olmo's docs and grammar test); and
-    // Sarashina's, whose calls are Python dict literals (parser-sarashina's docs).
-    // None of these is described by parser-core's constraint formats yet.
-    assert_eq!(
-        without,
-        [
-            "inkling",
-            "muse",
-            "muse-glimmer",
-            "olmo3",
-            "olmo3-think",
-            "sarashina"
-        ]
-    );
+    // Every registered parser has one.
+    assert!(without.is_empty(), "{without:?}");
 }
 
 #[test]

@@ -54,8 +54,8 @@ const NOT_COVERED: &[(&str, &str)] = &[
         "calls without a section or per-call marker (other than bare JSON objects)",
     ),
     // Olmo 3's Python calls one per line, read by the analyzer as tagged markup without an argument
-    // marker; the template routes to the olmo family by signature (whose PYTHONIC spec has no grammar
-    // yet either).
+    // marker; the template routes to the olmo family by signature, whose PYTHONIC spec's grammar
+    // writes the calls one per line.
     (
         "vllm-tool_chat_template_olmo3.jinja",
         "TAG_WITH_TAGGED arguments without an argument name marker or a value closer",
@@ -344,7 +344,10 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
             }
             body + "\n" + end
         }
-        CallName::Enclosed { .. } | CallName::Gemma { .. } | CallName::Elements { .. } => {
+        CallName::Enclosed { .. }
+        | CallName::Gemma { .. }
+        | CallName::Elements { .. }
+        | CallName::PythonDict { .. } => {
             panic!("{name}: the analysis describes no such calls")
         }
     };

@@ -32,7 +32,9 @@
 //!
 //! - `PYTHONIC`: a Python list of calls `[f(a=1), g()]` ([`CallName::Python`], [`CallFormat::array`])
 //!   inside the section markers, or bare at the start of the answer without them; with
-//!   [`Analysis::python_unlisted`], one call per section (`` ```tool_code\nf(a=1)\n``` ``). Keyword
+//!   [`Analysis::python_unlisted`], one call per section (`` ```tool_code\nf(a=1)\n``` ``); with a
+//!   line break for the call separator, one call per line inside the section (Olmo 3's
+//!   `<function_calls>\nf(a=1)\ng()\n</function_calls>`, [`CallFormat::separator`]). Keyword
 //!   arguments are the schema's properties, each value a Python literal of its schema.
 //!
 //! Not described, each with its [`NotDescribed`] reason: Python calls with per-call markers, JSON
@@ -123,6 +125,11 @@ fn m(text: &str) -> &str {
 /// tag's exact boundaries.
 fn trailing_ws(text: &str) -> &str {
     &text[text.trim_end().len()..]
+}
+
+/// A call separator that is a line break with optional spaces around it (`"\n"`).
+fn is_line_break(separator: &str) -> bool {
+    separator.contains('\n') && separator.trim().is_empty()
 }
 
 /// A TAG_WITH_JSON argument delimiter, unless it is the JSON bracket itself (which belongs to the
@@ -253,8 +260,12 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 return Err(NotDescribed::Pythonic);
             }
             let list = !analysis.python_unlisted;
+            // Calls one per line inside the section (Olmo 3's `<function_calls>\nf()\ng()\n…`): the
+            // template writes a line break between calls, not a list's `,`.
+            let lines = list && !section_start.is_empty() && is_line_break(&k.call_separator);
             // A list's `]` closes it: the section's closer may be missing.
             let section = match (section_start.is_empty(), list) {
+                (false, true) if lines => section(section_start, section_end)?,
                 (true, _) => None,
                 (false, true) => Some((
                     Cow::Owned(section_start.to_owned()),
@@ -263,6 +274,17 @@ pub fn format_description(analysis: &Analysis) -> Result<FormatDescription, NotD
                 (false, false) => section(section_start, section_end)?,
             };
             match (section, list) {
+                // One call per line; the whitespace inside the section's markers is the padding.
+                (Some(section), true) if lines => CallFormat {
+                    section: Some(section),
+                    section_optional: false,
+                    call_begin: Cow::Borrowed(""),
+                    name: CallName::Python,
+                    call_end: Cow::Borrowed(""),
+                    padding: Cow::Owned(trailing_ws(&k.tool_section_start).to_owned()),
+                    separator: Cow::Borrowed("\n"),
+                    array: false,
+                },
                 // `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`; without markers, Llama 4's
                 // bare `[f(a=1)]` at the start of the answer.
                 (section, true) => CallFormat {

@@ -38,7 +38,10 @@
 //! The generation prompt ends in `<|message_model|>` (the model writes a header next). A prompt that
 //! ends in `<|content_thinking|>` starts in reasoning, one that ends in `<|content_text|>` in content.
 //!
-//! No constrained-decoding grammar yet.
+//! # Grammar
+//! [`constraint`] writes the blocks as a grammar from the same markers (registered as the parser's
+//! `ConstraintEntry`): thinking, text and call blocks in any order, calls naming a request's tools
+//! with arguments by their schemas; see its docs for what it holds and does not.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -56,6 +59,8 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+pub mod constraint;
 
 use parser_core::{
     CallEnd, Calls, Carry, Found, JsonCall, JsonCallFields, MarkerSet, OutputParser, ParseOptions,

@@ -35,7 +35,10 @@
 //! (as harmony's channels, which parser-gptoss reads by hand too); the generic engine has no such
 //! framing. The machine runs on parser-core's scanner, call bookkeeping and tagged-value reader.
 //!
-//! No constrained-decoding grammar yet.
+//! # Grammar
+//! [`constraint`] writes the messages as a grammar from the same markers (registered as each
+//! parser's `ConstraintEntry`): reasoning to `self`, the answer to `user`, and calls in messages to
+//! the called tool; see its docs for what it holds and does not.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -52,6 +55,8 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+pub mod constraint;
 
 use std::sync::Arc;
 
@@ -83,6 +88,14 @@ pub const PARAMETER: &str = "<atem:parameter name=\"";
 pub const PARAMETER_END: &str = "</atem:parameter>";
 /// Ends a name attribute and its tag.
 const NAME_END: &str = "\">";
+/// The role in every header after `<|start|>`.
+pub const ROLE: &str = "assistant";
+/// Before a header's recipient.
+pub const TO: &str = "to=";
+/// The recipient of reasoning.
+pub const REASONING_RECIPIENT: &str = "self";
+/// The recipient of the answer (`commentary` and `developer` are content too).
+pub const ANSWER_RECIPIENT: &str = "user";
 
 /// The message tokens, whole (the chunking tests push each one whole).
 pub const SPECIAL_TOKENS: &[&str] = &[START, MESSAGE, EOM, EOT];
@@ -430,10 +443,10 @@ fn header(text: &str, eof: bool) -> Header {
     };
     let mut head = text[..at].trim_start();
     head = head.strip_prefix(START).unwrap_or(head).trim_start();
-    head = head.strip_prefix("assistant").unwrap_or(head).trim();
+    head = head.strip_prefix(ROLE).unwrap_or(head).trim();
     let body = if head.is_empty() {
         Body::Content
-    } else if let Some(recipient) = head.strip_prefix("to=") {
+    } else if let Some(recipient) = head.strip_prefix(TO) {
         let valid = !recipient.is_empty()
             && recipient
                 .chars()
@@ -442,8 +455,8 @@ fn header(text: &str, eof: bool) -> Header {
             return Header::Not;
         }
         match recipient {
-            "self" => Body::Reasoning,
-            "user" | "commentary" | "developer" => Body::Content,
+            REASONING_RECIPIENT => Body::Reasoning,
+            ANSWER_RECIPIENT | "commentary" | "developer" => Body::Content,
             _ => Body::Tool,
         }
     } else {

@@ -6,3 +6,4 @@ use parser_muse as _;
 
 mod behaviour;
 mod corpus;
+mod grammar;

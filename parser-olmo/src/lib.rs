@@ -30,9 +30,17 @@
 //! crate is data: a [`parser_generic::spec::Analysis`] per parser, run by [`parser_generic`].
 //!
 //! # Grammar
-//! The generic grammar builder's Python-call grammar writes LFM2's `[f(…), g(…)]` list inside the
-//! section, not Olmo's one call per line, so these parsers register no `ConstraintEntry` yet: a grammar
-//! would hold the model to a shape it was not trained on (the family's grammar test says so).
+//! The constraint ([`constraint`], [`constraint_think`], registered as each parser's
+//! `ConstraintEntry`) comes from the same spec: the call separator `\n` makes the generic description
+//! one Python call per line inside `<function_calls>` … `</function_calls>`
+//! ([`parser_core::constraint::CallFormat::separator`]), each call naming a request's tool, its
+//! keyword arguments the schema's properties, each value a Python literal of its schema
+//! ([`parser_core::constraint::CallName::Python`]); lazy under `auto`, triggered by
+//! `<function_calls>`; `olmo3-think` starts inside reasoning, up to `</think>`.
+//!
+//! Not written, though the parser reads them: JSON's `true` / `false` / `null` (the grammar writes
+//! Python's `True` / `False` / `None`, as the peers' test outputs do), a `[…]` list inside the block,
+//! two calls on one line.
 //!
 //! ```
 //! use parser_core::ParseOptions;
@@ -49,7 +57,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use parser_core::{ParseOptions, Parser, ParserEntry};
+use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
+use parser_core::{Error, ParseOptions, Parser, ParserEntry};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Markers, ReasoningMode, ToolFormat};
 
@@ -102,6 +111,22 @@ pub fn olmo3_think(options: &ParseOptions) -> Parser {
     OLMO3_THINK.parser(options)
 }
 
+/// The grammar of one request for `olmo3`, from the same spec.
+pub fn constraint(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    OLMO3.constraint(options, request)
+}
+
+/// The grammar of one request for `olmo3-think`, from the same spec.
+pub fn constraint_think(
+    options: &ParseOptions,
+    request: &ConstraintRequest,
+) -> Result<Constraint, Error> {
+    OLMO3_THINK.constraint(options, request)
+}
+
 /// The data parsers, for tests that compare their specs and tokens with the entries.
 pub fn data_parsers() -> [&'static DataParser; 2] {
     [&OLMO3, &OLMO3_THINK]
@@ -133,4 +158,12 @@ parser_core::inventory::submit! {
         special_tokens: SPECIAL_TOKENS,
         build: olmo3_think,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "olmo3", build: constraint }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "olmo3-think", build: constraint_think }
 }

@@ -20,3 +20,9 @@ pub const BLOCK_OPENERS: &[&str] = &[TOOL_CALLS];
 pub const SPECIAL_TOKENS: &[&str] = &[ASSISTANT, USER, EOS_TOKEN, TOOL_CALLS];
 /// The most whitespace read before deciding whether a list of calls follows.
 pub const HEAD_LIMIT: usize = 256;
+/// The key of a call's function name in its dict (the parser's `Call::name`).
+pub const NAME_KEY: &str = "name";
+/// The key of a call's arguments in its dict (the parser's `Call::arguments`).
+pub const ARGUMENTS_KEY: &str = "arguments";
+/// Between two calls of the list, as Python's `repr` writes it.
+pub const CALL_SEPARATOR: &str = ", ";

@@ -79,16 +79,3 @@ proptest! {
         prop_assert!(streamed.is_ok(), "{}", streamed.unwrap_err());
     }
 }
-
-/// No grammar: the constraint builder describes JSON, tagged and Python-call formats, not a list of
-/// Python dict literals, so the parser registers no `ConstraintEntry` (a server constrains Sarashina's
-/// calls by the request's JSON schema some other way, or not at all).
-#[test]
-fn no_constraint_is_registered() {
-    let entry = find_by_name("sarashina").unwrap();
-    let built = entry.constraint(
-        &ParseOptions::new(),
-        &parser_core::constraint::ConstraintRequest::default(),
-    );
-    assert!(built.is_none());
-}

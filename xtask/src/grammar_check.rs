@@ -441,6 +441,7 @@ fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
         "optional" => render(format.get("content")?, calls)?,
         "or" => render(format.get("elements")?.get(0)?, calls)?,
         "any_text" => "Let me see.".to_owned(),
+        "const_string" => format.get("value")?.as_str()?.to_owned(),
         "tag" => {
             // A reasoning block or a section: its content holds no call of its own.
             let begin = format.get("begin")?.as_str()?;
@@ -486,6 +487,12 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             .is_some_and(|begin| {
                 begin.ends_with(call.name.as_str())
                     || begin.contains(&format!("{quoted},"))
+                    // A Python dict call: `{'name': 'NAME', 'arguments': `.
+                    || begin.contains(&format!("'{}',", call.name))
+                    // An XML invoke (`<NS:invoke name="NAME">`) whose parameters are
+                    // `<NS:parameter name="KEY">` elements.
+                    || (begin.ends_with(&format!("invoke name=\"{}\">", call.name))
+                        && invoke_parameters(tag).is_some())
                     || begin.ends_with(&format!("{}(", call.name))
             })
             || constants(tag).iter().any(|constant| {
@@ -507,9 +514,24 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
             tag.get("content")?,
             call,
             at,
-            begin.ends_with(&format!("call:{}", call.name))
+            begin.ends_with(&format!("call:{}", call.name)),
+            begin.ends_with(": "),
+            invoke_parameters(tag)
         )?
     ))
+}
+
+/// The namespace of an XML invoke a tag's `begin` ends with (`<atem:invoke name="…">` → `atem:`),
+/// when the tag's content grammar writes its parameters as `<NS:parameter name="…">` elements.
+fn invoke_parameters(tag: &Value) -> Option<&str> {
+    let begin = tag.get("begin")?.as_str()?;
+    let open = &begin[begin.rfind('<')?..];
+    let at = open.find("invoke name=\"")?;
+    let namespace = &open[1..at];
+    let grammar = tag.get("content")?.get("grammar")?.as_str()?;
+    grammar
+        .contains(&format!("<{namespace}parameter name="))
+        .then_some(namespace)
 }
 
 /// The `const_string` values of a tag's content sequence (where an id-first call names its function).
@@ -524,8 +546,18 @@ fn constants(tag: &Value) -> Vec<&str> {
 }
 
 /// A call tag's content: constants, the call's index for a number, its arguments for the schema.
-/// `gemma`: the tag is a Gemma call's (`…call:NAME`), whose arguments are in Gemma's syntax.
-fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Option<String> {
+/// `gemma`: the tag is a Gemma call's (`…call:NAME`), whose arguments are in Gemma's syntax;
+/// `dict_call`: a Python dict call's (`…'arguments': `), whose arguments are a Python dict;
+/// `invoke`: an XML invoke's (`<NS:invoke name="NAME">`, its namespace given), whose arguments are
+/// `<NS:parameter name="KEY">VALUE</NS:parameter>` elements.
+fn content(
+    format: &Value,
+    call: &ToolCall,
+    at: usize,
+    gemma_call: bool,
+    dict_call: bool,
+    invoke: Option<&str>,
+) -> Option<String> {
     Some(match format.get("type")?.as_str()? {
         "json_schema" => call.arguments.clone(),
         // A Gemma call's arguments (`{KEY:VALUE,…}`, strings between delimiter tokens): the
@@ -534,6 +566,22 @@ fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Opti
             let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
             // A tool without string values has no delimiter in its grammar; any will do then.
             gemma(&arguments, gemma_delimiter(format).unwrap_or("<escape>"))
+        }
+        // A Python dict call's arguments: the dict.
+        "grammar" if dict_call => python(&serde_json::from_str(&call.arguments).ok()?),
+        // An XML invoke's parameters: strings raw, other values JSON.
+        "grammar" if invoke.is_some() => {
+            let ns = invoke?;
+            let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
+            (arguments.as_object()?.iter())
+                .map(|(key, value)| {
+                    let value = match value {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    format!("\n<{ns}parameter name=\"{key}\">{value}</{ns}parameter>")
+                })
+                .collect()
         }
         // A Python call's keyword arguments (their grammar is GBNF): the arguments as Python.
         "grammar" => {
@@ -546,7 +594,7 @@ fn content(format: &Value, call: &ToolCall, at: usize, gemma_call: bool) -> Opti
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
         "sequence" => (format.get("elements")?.as_array()?.iter())
-            .map(|element| content(element, call, at, gemma_call))
+            .map(|element| content(element, call, at, gemma_call, dict_call, invoke))
             .collect::<Option<Vec<_>>>()?
             .concat(),
         _ => return None,

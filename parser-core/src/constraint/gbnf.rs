@@ -931,10 +931,14 @@ fn negated_class(alphabet: &[char]) -> Option<String> {
     let mut out = String::from("[^");
     for &c in alphabet {
         match c {
-            ']' | '[' | '\\' | '^' | '-' | '"' => {
+            ']' | '[' | '\\' | '"' => {
                 out.push('\\');
                 out.push(c);
             }
+            // llama.cpp knows no `\-` or `\^` (nor llguidance `\-`): a hex escape is a plain
+            // character to every engine.
+            '-' => out.push_str("\\x2D"),
+            '^' => out.push_str("\\x5E"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),

@@ -80,7 +80,9 @@
 //! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
 //! ```
 
+mod dict;
 mod elements;
+mod embed;
 mod gbnf;
 mod gemma;
 mod grammar;
@@ -102,6 +104,7 @@ use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
 pub use elements::ElementTags;
+pub use embed::{Resolved, TaggedValues, structural_calls};
 pub use grammar::{Grammar, Node};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
@@ -346,6 +349,16 @@ pub enum CallName {
         /// Opens and closes a string (`<escape>`, `<|"|>`).
         delimiter: Cow<'static, str>,
     },
+    /// The call is a Python dict literal `{'NAME': 'function', 'ARGUMENTS': {…}}` (Sarashina, in an
+    /// [array](CallFormat::array): a Python list of them), the arguments a dict whose keys the
+    /// grammars hold to the schema's properties and whose values to their schemas as Python literals
+    /// (see [Python values](crate::constraint#python-values)); strings in either quote.
+    PythonDict {
+        /// The key of the function name (`name`).
+        name: Cow<'static, str>,
+        /// The key of the arguments dict (`arguments`).
+        arguments: Cow<'static, str>,
+    },
     /// The name stands between literals, with a call counter after it when the format writes one,
     /// each argument an element after it: `PREFIX NAME [COUNTER digits] SUFFIX (element)*` (Kimi K3:
     /// `tool="NAME" index="1"<|sep|>` then `argument` elements whose heads name the value's type;
@@ -438,6 +451,11 @@ pub struct CallFormat {
     pub padding: Cow<'static, str>,
     /// Written between two calls: whitespace (the grammars accept any whitespace between calls) or a
     /// literal with whitespace around it (`,` between the elements of an [`array`](Self::array)).
+    ///
+    /// Python calls ([`CallName::Python`]) in a section, not in an array, with a line break for the
+    /// separator stand one per line (Olmo 3's `<function_calls>\nf(a=1)\ng()\n</function_calls>`):
+    /// the grammars write a line break right after each call's `)` but the last, the next call's name
+    /// right after it.
     pub separator: Cow<'static, str>,
     /// The calls of a block are the elements of a JSON array (`[TOOL_CALLS] [{…}, {…}]`) or a Python
     /// list (`<|tool_call_start|>[f(a=1), g()]`): `[` opens the block's calls and `]` closes them,
@@ -822,6 +840,16 @@ impl FormatDescription {
         self.calls.section.is_none() && self.calls.call_begin.is_empty()
     }
 
+    /// Python calls one per line in a section (see [`CallFormat::separator`]).
+    fn python_lines(&self) -> bool {
+        let calls = &self.calls;
+        calls.name == CallName::Python
+            && calls.section.is_some()
+            && !calls.array
+            && calls.separator.contains('\n')
+            && calls.separator.trim().is_empty()
+    }
+
     /// The character a bare call starts with: `{` for a JSON call, else its prefix's first.
     fn call_opening(&self) -> Option<char> {
         if self.calls.array {
@@ -835,6 +863,7 @@ impl FormatDescription {
             | CallName::Parameters { prefix, .. }
             | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
             CallName::Gemma { .. } => Some('c'),
+            CallName::PythonDict { .. } => Some('{'),
             CallName::Elements { prefix, .. } => prefix.chars().next(),
             CallName::Python => None,
         }
@@ -921,7 +950,8 @@ impl FormatDescription {
             | CallName::JsonFieldsIdFirst { .. }
             | CallName::NameAsKey
             | CallName::Enclosed { .. }
-            | CallName::Python => {}
+            | CallName::Python
+            | CallName::PythonDict { .. } => {}
             CallName::Gemma { delimiter } => add(delimiter),
             // Element heads are spelt with the format's own tokens: the family lists them.
             CallName::Elements { .. } => {}
@@ -1001,6 +1031,9 @@ impl FormatDescription {
                     rules.extend(parameter_rules(at, tool, parameters, values));
                 }
                 (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
+                (CallName::PythonDict { .. }, _) => {
+                    rules.extend(dict::arguments(&mut python, at, tool));
+                }
                 (CallName::Elements { parameters, .. }, _) => {
                     rules.extend(elements::parameter_rules(at, tool, parameters, &markers));
                 }
@@ -1023,6 +1056,13 @@ impl FormatDescription {
         };
         rules.push(("call".into(), any_of("call_")));
         let more = || {
+            if self.python_lines() {
+                // The line break right after `)`; the call's own whitespace follows it.
+                return Node::Star(Box::new(Node::Seq(vec![
+                    Node::Lit("\n".into()),
+                    Node::Ref("call".into()),
+                ])));
+            }
             let separator = calls.separator.trim();
             let mut next = vec![Node::Ws];
             if !separator.is_empty() {
@@ -1221,6 +1261,9 @@ impl FormatDescription {
             items.push(Node::Lit(calls.call_end.clone()));
             return Node::Seq(items);
         }
+        if let CallName::PythonDict { name, arguments } = &calls.name {
+            return dict::call_tail(calls, name, arguments, at, tool);
+        }
         if let CallName::Elements {
             prefix,
             counter,
@@ -1250,15 +1293,21 @@ impl FormatDescription {
             ]);
         }
         if let CallName::Python = &calls.name {
-            // Whitespace before the name (after `[`, a section opener or `,`); the name and `(` as
-            // the parser reads them, the arguments with their own whitespace.
-            let mut items = vec![
-                Node::Ws,
+            // Whitespace before the name (after `[`, a section opener or `,`) — but right after the
+            // line break that separates calls one per line, where whitespace after the break would
+            // be lexed as one run with it; the name and `(` as the parser reads them, the arguments
+            // with their own whitespace.
+            let mut items = if self.python_lines() {
+                Vec::with_capacity(6)
+            } else {
+                vec![Node::Ws]
+            };
+            items.extend([
                 Node::Lit(format!("{}(", tool.name).into()),
                 Node::Ws,
                 Node::Ref(format!("args_{at}_0").into()),
                 Node::Lit(")".into()),
-            ];
+            ]);
             if !calls.call_end.is_empty() {
                 items.extend([Node::Ws, Node::Lit(calls.call_end.clone())]);
             }
@@ -1349,6 +1398,7 @@ impl FormatDescription {
             CallName::Parameters { .. }
             | CallName::Python
             | CallName::Gemma { .. }
+            | CallName::PythonDict { .. }
             | CallName::Elements { .. } => {}
             CallName::Enclosed {
                 prefix,

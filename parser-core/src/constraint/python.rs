@@ -400,7 +400,7 @@ pub(crate) fn number() -> Node {
 }
 
 /// A JSON value as a Python literal node: a string in either quote, anything else as [`repr`] writes it.
-fn literal(value: &Value) -> Node {
+pub(crate) fn literal(value: &Value) -> Node {
     match value {
         Value::String(text) => Node::Alt(vec![
             Node::Lit(quote(text, '"').into()),
@@ -433,7 +433,7 @@ pub(crate) fn repr(value: &Value) -> String {
 }
 
 /// `text` as a Python string literal in `q`s.
-fn quote(text: &str, q: char) -> String {
+pub(crate) fn quote(text: &str, q: char) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push(q);
     for c in text.chars() {

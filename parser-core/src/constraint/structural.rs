@@ -12,7 +12,11 @@
 //! a `regex` of text that cannot open one.
 //!
 //! A Python call ([`CallName::Python`]) is a `tag` from its name and `(` to `)`, whose content is a
-//! `grammar`: the GBNF of its keyword arguments (xgrammar reads GBNF as its EBNF).
+//! `grammar`: the GBNF of its keyword arguments (xgrammar reads GBNF as its EBNF). Calls one per line
+//! in a section (Olmo 3) are separated by the line break, the padding inside the section's markers.
+//!
+//! A Python dict call ([`CallName::PythonDict`]) is a `tag` from its `{` to its arguments key, whose
+//! content is a `grammar`: the GBNF of its arguments dict.
 //!
 //! A Gemma call ([`CallName::Gemma`]) is a `tag` from its opener and `call:NAME` to its closer, whose
 //! content is a `grammar`: the GBNF of its arguments object.
@@ -336,6 +340,16 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     };
                     object! {"type": "tag", "begin": begin, "content": content, "end": end}
                 }
+                // One call per line: the padding stands inside the section's markers instead.
+                CallName::Python if format.python_lines() => object! {
+                    "type": "tag",
+                    "begin": format!("{}(", tool.name),
+                    "content": object! {
+                        "type": "grammar",
+                        "grammar": super::python::arguments_grammar(tool).gbnf(),
+                    },
+                    "end": ")",
+                },
                 CallName::Python => object! {
                     "type": "tag",
                     "begin": format!("{}{}{}(", calls.call_begin, calls.padding, tool.name),
@@ -344,6 +358,20 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                         "grammar": super::python::arguments_grammar(tool).gbnf(),
                     },
                     "end": format!("){}{}", calls.padding, calls.call_end),
+                },
+                CallName::PythonDict { name, arguments } => object! {
+                    "type": "tag",
+                    "begin": format!(
+                        "{}{}{}",
+                        calls.call_begin,
+                        calls.padding,
+                        super::dict::tag_begin(name, arguments, tool)
+                    ),
+                    "content": object! {
+                        "type": "grammar",
+                        "grammar": super::dict::arguments_grammar(tool).gbnf(),
+                    },
+                    "end": format!("}}{}{}", calls.padding, calls.call_end),
                 },
                 CallName::Gemma { delimiter } => object! {
                     "type": "tag",
@@ -452,6 +480,9 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                 // The section's opener triggers it; an array's brackets stand right inside its markers.
                 let (begin, end) = if calls.array {
                     (format!("{opener}["), format!("]{closer}"))
+                } else if format.python_lines() {
+                    let padding = &calls.padding;
+                    (format!("{opener}{padding}"), format!("{padding}{closer}"))
                 } else {
                     (opener.to_string(), closer.to_string())
                 };
