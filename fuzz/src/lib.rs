@@ -74,7 +74,7 @@ pub mod shrink;
 pub mod templates;
 
 pub use check::{CheckKind, Failure};
-pub use runner::{Budget, FoundFailure, Report, explain, explain_into, run};
+pub use runner::{Budget, FoundFailure, Report, explain, explain_into, explain_only, run};
 pub use setup::{Cut, Setup};
 
 /// A family of parsers to fuzz.
@@ -106,11 +106,15 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
+    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, Kimi K3, K2
+    /// Horizon, Inkling, Muse Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
+    /// and damaged with their own markers.
+    Machines,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -121,6 +125,7 @@ impl Family {
         Family::Generic,
         Family::Data,
         Family::Gemma,
+        Family::Machines,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -136,12 +141,28 @@ impl Family {
             Family::Generic => "generic",
             Family::Data => "data",
             Family::Gemma => "gemma",
+            Family::Machines => "machines",
         }
     }
 
     /// The family named `name` (also accepts `gpt-oss`, `harmony`, `template`, and each data family's
-    /// name for `data`).
+    /// name for `data`); otherwise the family whose generator writes the registry parser (name or
+    /// alias) or registry family `name` (`minimax-m3` and `muse`: `machines`; `lfm2`: `data`). With
+    /// [`Budget::only`], a run of `data` or `machines` can keep to that one parser or family.
     pub fn from_name(name: &str) -> Option<Family> {
+        Family::from_own_name(name).or_else(|| {
+            let entry = parser_auto::entry_by_name(name).ok();
+            let lower = name.to_ascii_lowercase();
+            Family::ALL.into_iter().find(|family| {
+                grammar::parsers(*family).iter().any(|parser| match entry {
+                    Some(entry) => entry.name == *parser,
+                    None => parser_auto::entry_by_name(parser).is_ok_and(|e| e.family == lower),
+                })
+            })
+        })
+    }
+
+    fn from_own_name(name: &str) -> Option<Family> {
         Some(match name.to_ascii_lowercase().as_str() {
             "deepseek" => Family::Deepseek,
             "qwen" => Family::Qwen,
@@ -151,12 +172,11 @@ impl Family {
             "gemma" | "gemma4" | "functiongemma" => Family::Gemma,
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
+            "machines" => Family::Machines,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
             | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" | "upstage"
-            | "exaone" | "sarashina" | "mimo" | "dots" | "minicpm" | "plamo" | "arcee" => {
-                Family::Data
-            }
+            | "exaone" | "mimo" | "dots" | "minicpm" | "plamo" | "arcee" => Family::Data,
             _ => return None,
         })
     }

@@ -44,7 +44,8 @@ const TURN: &str = "<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assi
 const K25_ON: &str = "<|im_assistant|>assistant<|im_middle|><think>";
 const K25_OFF: &str = "<|im_assistant|>assistant<|im_middle|><think></think>";
 
-const PARSERS: &[&str] = &["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi-vl"];
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi-vl"];
 
 /// A well-formed Kimi output.
 pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {

@@ -19,8 +19,10 @@ pub mod glm;
 pub mod gptoss;
 pub mod kimi;
 pub mod llama;
+pub mod machines;
 pub mod mistral;
 pub mod qwen;
+mod seeded;
 
 /// How big the generated output is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,6 +46,12 @@ pub struct Generated {
 
 /// A well-formed output of `family`.
 pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
+    generate_only(family, rng, scale, None)
+}
+
+/// A well-formed output of `family`; for the seeded grammars ([`Family::Data`], [`Family::Machines`]),
+/// with `only` (a registry parser name, alias or family name), of that parser or family alone.
+pub fn generate_only(family: Family, rng: &mut Rng, scale: Scale, only: Option<&str>) -> Generated {
     match family {
         Family::Deepseek => deepseek::generate(rng, scale),
         Family::Qwen => qwen::generate(rng, scale),
@@ -53,7 +61,8 @@ pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
         Family::Mistral => mistral::generate(rng, scale),
         Family::Llama => llama::generate(rng, scale),
         Family::Generic => generic::generate(rng, scale),
-        Family::Data => data::generate(rng, scale),
+        Family::Data => data::generate(rng, scale, only),
+        Family::Machines => machines::generate(rng, scale, only),
         Family::Gemma => gemma::generate(rng, scale),
     }
 }
@@ -70,6 +79,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Llama => llama::call_block(rng),
         Family::Generic => generic::call_block(rng),
         Family::Data => data::call_block(rng),
+        Family::Machines => machines::call_block(rng),
         Family::Gemma => gemma::call_block(rng),
     }
 }
@@ -86,6 +96,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Llama => llama::variant(rng, setup),
         Family::Generic => generic::variant(rng, setup),
         Family::Data => data::variant(rng, setup),
+        Family::Machines => machines::variant(rng, setup),
         Family::Gemma => gemma::variant(rng, setup),
     };
     // Options every family takes.
@@ -99,6 +110,24 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         other.call_buffer = Some([1, 7, 32, 100, 1000][rng.below(5)]);
     }
     other
+}
+
+/// The registry parsers `family`'s generator writes outputs for (none for [`Family::Generic`], which
+/// fuzzes templates). Every registered parser must be in one family's list (`tests/coverage.rs`).
+pub fn parsers(family: Family) -> Vec<&'static str> {
+    match family {
+        Family::Deepseek => deepseek::PARSERS.to_vec(),
+        Family::Qwen => qwen::PARSERS.to_vec(),
+        Family::Kimi => kimi::PARSERS.to_vec(),
+        Family::Gptoss => vec!["gpt-oss"],
+        Family::Glm => glm::PARSERS.to_vec(),
+        Family::Mistral => mistral::PARSERS.to_vec(),
+        Family::Llama => vec!["llama3", "llama4"],
+        Family::Generic => Vec::new(),
+        Family::Data => data::parsers(),
+        Family::Machines => machines::parsers(),
+        Family::Gemma => gemma::PARSERS.to_vec(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------
