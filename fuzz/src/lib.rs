@@ -85,7 +85,7 @@ pub enum Family {
     /// Qwen2.5, Qwen3, QwQ / Thinking-2507, Instruct-2507 (Hermes JSON calls), Qwen3-Coder and Qwen3.5
     /// (XML calls typed by the tool schema).
     Qwen,
-    /// Kimi-K2, K2-Thinking, K2.5, Kimi-VL (call sections, byte-exact ids).
+    /// Kimi-K2, K2-Thinking, K2.5, Kimi-VL (call sections, byte-exact ids), Kimi K3 (XTML channels).
     Kimi,
     /// GPT-OSS (harmony channels, from text).
     Gptoss,
@@ -106,8 +106,8 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
-    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, Kimi K3, K2
-    /// Horizon, Inkling, Muse Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
+    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, K2 Horizon,
+    /// Inkling, Muse Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
     /// and damaged with their own markers.
     Machines,
 }

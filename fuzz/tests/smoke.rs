@@ -9,7 +9,7 @@ fn generic() {
     fuzz::test_run(Family::Generic);
 }
 
-/// The state machines no grammar with an oracle writes yet (MiniMax-M3, Kimi K3, K2 Horizon, Inkling,
+/// The state machines no grammar with an oracle writes yet (MiniMax-M3, K2 Horizon, Inkling,
 /// Muse, Sarashina): their seeds damaged with their own markers.
 #[test]
 fn machines() {

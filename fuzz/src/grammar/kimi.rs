@@ -1,6 +1,7 @@
 //! Kimi outputs: K2 (no reasoning), K2-Thinking (always on), K2.5 (as the prompt says), Kimi-VL
 //! (`◁think▷`); call sections in both spellings, compact or newline-formatted, or calls with no section;
-//! ids `functions.NAME:IDX` (or `NAME:IDX`) returned byte-exact.
+//! ids `functions.NAME:IDX` (or `NAME:IDX`) returned byte-exact. And one output in five is Kimi K3's
+//! ([`super::kimi_k3`]).
 
 use parser_core::testing::Rng;
 
@@ -49,6 +50,9 @@ pub const PARSERS: &[&str] = &["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi
 
 /// A well-formed Kimi output.
 pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
+    if rng.chance(20) {
+        return super::kimi_k3::generate(rng, scale);
+    }
     let parser = rng.pick(PARSERS);
     let thinking = parser != "kimi-k2" && rng.chance(70);
     let tail = match parser {

@@ -18,6 +18,7 @@ pub mod generic;
 pub mod glm;
 pub mod gptoss;
 pub mod kimi;
+pub mod kimi_k3;
 pub mod llama;
 pub mod machines;
 pub mod mistral;
@@ -118,7 +119,7 @@ pub fn parsers(family: Family) -> Vec<&'static str> {
     match family {
         Family::Deepseek => deepseek::PARSERS.to_vec(),
         Family::Qwen => qwen::PARSERS.to_vec(),
-        Family::Kimi => kimi::PARSERS.to_vec(),
+        Family::Kimi => [kimi::PARSERS, &[kimi_k3::PARSER]].concat(),
         Family::Gptoss => vec!["gpt-oss"],
         Family::Glm => glm::PARSERS.to_vec(),
         Family::Mistral => mistral::PARSERS.to_vec(),
