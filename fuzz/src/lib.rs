@@ -106,15 +106,17 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
-    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, K2 Horizon,
-    /// Inkling, Muse Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
+    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, Inkling, Muse
+    /// Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
     /// and damaged with their own markers.
     Machines,
+    /// K2 Horizon (`<ifm|…>` tags: three reasoning efforts, calls in XML, typed XML or JSON).
+    Horizon,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 11] = [
+    pub const ALL: [Family; 12] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -126,6 +128,7 @@ impl Family {
         Family::Data,
         Family::Gemma,
         Family::Machines,
+        Family::Horizon,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -142,6 +145,7 @@ impl Family {
             Family::Data => "data",
             Family::Gemma => "gemma",
             Family::Machines => "machines",
+            Family::Horizon => "horizon",
         }
     }
 
@@ -173,6 +177,7 @@ impl Family {
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
             "machines" => Family::Machines,
+            "horizon" | "k2-horizon" => Family::Horizon,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
             | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" | "upstage"

@@ -9,11 +9,17 @@ fn generic() {
     fuzz::test_run(Family::Generic);
 }
 
-/// The state machines no grammar with an oracle writes yet (MiniMax-M3, K2 Horizon, Inkling,
+/// The state machines no grammar with an oracle writes yet (MiniMax-M3, Inkling,
 /// Muse, Sarashina): their seeds damaged with their own markers.
 #[test]
 fn machines() {
     fuzz::test_run(Family::Machines);
+}
+
+/// K2 Horizon, with its oracle.
+#[test]
+fn horizon() {
+    fuzz::test_run(Family::Horizon);
 }
 
 /// A short seeded run of the `templates` family: hostile chat templates and response configs against

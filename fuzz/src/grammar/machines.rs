@@ -1,8 +1,8 @@
 //! Outputs of the hand-written state machines that no grammar with an oracle writes yet: MiniMax-M3
-//! (`]<]minimax[>[` namespaced tags, `<mm:think>`), K2 Horizon (`<ifm|…>` tags), Inkling (`<|message_model|>` messages with content kinds),
+//! (`]<]minimax[>[` namespaced tags, `<mm:think>`), Inkling (`<|message_model|>` messages with content kinds),
 //! Muse Spark and Glimmer (harmony-like messages with `<function_calls>` inside), and Sarashina
-//! (`<|tool_calls|>` Python-literal lists). (Kimi K3 has its grammar with an oracle:
-//! [`super::kimi_k3`].) Seeds are each parser's corpus cases and registry sample,
+//! (`<|tool_calls|>` Python-literal lists). (Kimi K3 and K2 Horizon have grammars with an
+//! oracle: [`super::kimi_k3`], [`super::horizon`].) Seeds are each parser's corpus cases and registry sample,
 //! recombined at markers and damaged with the format's own markers ([`super::seeded`]); the invariant
 //! checks judge the result (no oracle).
 
@@ -12,14 +12,7 @@ use super::{Generated, Scale};
 use crate::setup::Setup;
 
 /// The parsers this grammar covers (registry names).
-pub const PARSERS: &[&str] = &[
-    "minimax-m3",
-    "k2-horizon",
-    "inkling",
-    "muse",
-    "muse-glimmer",
-    "sarashina",
-];
+pub const PARSERS: &[&str] = &["minimax-m3", "inkling", "muse", "muse-glimmer", "sarashina"];
 
 fn covers(entry: &parser_core::ParserEntry) -> bool {
     PARSERS.contains(&entry.name)

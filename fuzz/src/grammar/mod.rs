@@ -17,6 +17,7 @@ pub mod gemma;
 pub mod generic;
 pub mod glm;
 pub mod gptoss;
+pub mod horizon;
 pub mod kimi;
 pub mod kimi_k3;
 pub mod llama;
@@ -65,6 +66,7 @@ pub fn generate_only(family: Family, rng: &mut Rng, scale: Scale, only: Option<&
         Family::Data => data::generate(rng, scale, only),
         Family::Machines => machines::generate(rng, scale, only),
         Family::Gemma => gemma::generate(rng, scale),
+        Family::Horizon => horizon::generate(rng, scale),
     }
 }
 
@@ -82,6 +84,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Data => data::call_block(rng),
         Family::Machines => machines::call_block(rng),
         Family::Gemma => gemma::call_block(rng),
+        Family::Horizon => horizon::call_block(rng),
     }
 }
 
@@ -99,6 +102,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Data => data::variant(rng, setup),
         Family::Machines => machines::variant(rng, setup),
         Family::Gemma => gemma::variant(rng, setup),
+        Family::Horizon => horizon::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
@@ -128,6 +132,7 @@ pub fn parsers(family: Family) -> Vec<&'static str> {
         Family::Data => data::parsers(),
         Family::Machines => machines::parsers(),
         Family::Gemma => gemma::PARSERS.to_vec(),
+        Family::Horizon => vec![horizon::PARSER],
     }
 }
 
