@@ -106,17 +106,19 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
-    /// The hand-written state machines with no grammar of their own yet (MiniMax-M3, Inkling, Muse
-    /// Spark / Glimmer, Sarashina), seeded from their corpus cases and samples
+    /// The hand-written state machines with no grammar of their own yet (Inkling, Muse Spark /
+    /// Glimmer, Sarashina), seeded from their corpus cases and samples
     /// and damaged with their own markers.
     Machines,
     /// K2 Horizon (`<ifm|…>` tags: three reasoning efforts, calls in XML, typed XML or JSON).
     Horizon,
+    /// MiniMax-M3 (`<mm:think>`, calls of `]<]minimax[>[`-namespaced elements, nested values).
+    MinimaxM3,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 12] = [
+    pub const ALL: [Family; 13] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -129,6 +131,7 @@ impl Family {
         Family::Gemma,
         Family::Machines,
         Family::Horizon,
+        Family::MinimaxM3,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -146,6 +149,7 @@ impl Family {
             Family::Gemma => "gemma",
             Family::Machines => "machines",
             Family::Horizon => "horizon",
+            Family::MinimaxM3 => "minimax-m3",
         }
     }
 
@@ -178,6 +182,7 @@ impl Family {
             "llama" => Family::Llama,
             "machines" => Family::Machines,
             "horizon" | "k2-horizon" => Family::Horizon,
+            "minimax-m3" | "minimax_m3" => Family::MinimaxM3,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
             | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" | "upstage"

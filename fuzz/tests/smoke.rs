@@ -9,8 +9,7 @@ fn generic() {
     fuzz::test_run(Family::Generic);
 }
 
-/// The state machines no grammar with an oracle writes yet (MiniMax-M3, Inkling,
-/// Muse, Sarashina): their seeds damaged with their own markers.
+/// The state machines no grammar with an oracle writes yet (Inkling, Muse, Sarashina): their seeds damaged with their own markers.
 #[test]
 fn machines() {
     fuzz::test_run(Family::Machines);
@@ -20,6 +19,12 @@ fn machines() {
 #[test]
 fn horizon() {
     fuzz::test_run(Family::Horizon);
+}
+
+/// MiniMax-M3, with its oracle.
+#[test]
+fn minimax_m3() {
+    fuzz::test_run(Family::MinimaxM3);
 }
 
 /// A short seeded run of the `templates` family: hostile chat templates and response configs against

@@ -1,8 +1,7 @@
-//! Outputs of the hand-written state machines that no grammar with an oracle writes yet: MiniMax-M3
-//! (`]<]minimax[>[` namespaced tags, `<mm:think>`), Inkling (`<|message_model|>` messages with content kinds),
+//! Outputs of the hand-written state machines that no grammar with an oracle writes yet: Inkling (`<|message_model|>` messages with content kinds),
 //! Muse Spark and Glimmer (harmony-like messages with `<function_calls>` inside), and Sarashina
-//! (`<|tool_calls|>` Python-literal lists). (Kimi K3 and K2 Horizon have grammars with an
-//! oracle: [`super::kimi_k3`], [`super::horizon`].) Seeds are each parser's corpus cases and registry sample,
+//! (`<|tool_calls|>` Python-literal lists). (Kimi K3, K2 Horizon and MiniMax-M3 have
+//! grammars with an oracle: [`super::kimi_k3`], [`super::horizon`], [`super::minimax_m3`].) Seeds are each parser's corpus cases and registry sample,
 //! recombined at markers and damaged with the format's own markers ([`super::seeded`]); the invariant
 //! checks judge the result (no oracle).
 

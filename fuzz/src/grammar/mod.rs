@@ -22,6 +22,7 @@ pub mod kimi;
 pub mod kimi_k3;
 pub mod llama;
 pub mod machines;
+pub mod minimax_m3;
 pub mod mistral;
 pub mod qwen;
 mod seeded;
@@ -67,6 +68,7 @@ pub fn generate_only(family: Family, rng: &mut Rng, scale: Scale, only: Option<&
         Family::Machines => machines::generate(rng, scale, only),
         Family::Gemma => gemma::generate(rng, scale),
         Family::Horizon => horizon::generate(rng, scale),
+        Family::MinimaxM3 => minimax_m3::generate(rng, scale),
     }
 }
 
@@ -85,6 +87,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Machines => machines::call_block(rng),
         Family::Gemma => gemma::call_block(rng),
         Family::Horizon => horizon::call_block(rng),
+        Family::MinimaxM3 => minimax_m3::call_block(rng),
     }
 }
 
@@ -103,6 +106,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Machines => machines::variant(rng, setup),
         Family::Gemma => gemma::variant(rng, setup),
         Family::Horizon => horizon::variant(rng, setup),
+        Family::MinimaxM3 => minimax_m3::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
@@ -133,6 +137,7 @@ pub fn parsers(family: Family) -> Vec<&'static str> {
         Family::Machines => machines::parsers(),
         Family::Gemma => gemma::PARSERS.to_vec(),
         Family::Horizon => vec![horizon::PARSER],
+        Family::MinimaxM3 => vec![minimax_m3::PARSER],
     }
 }
 
