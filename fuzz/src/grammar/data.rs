@@ -60,11 +60,12 @@ pub const FAMILIES: &[&str] = &[
 pub const EXTRA_PARSERS: &[&str] = &["gemma"];
 
 /// Whether the data grammar generates `entry`'s outputs: a family written as data (or a data parser of
-/// another family), unless another grammar writes that parser (MiniMax-M3 and Kimi K3 are state
-/// machines of data families' crates: [`super::machines`]).
+/// another family), unless another grammar writes that parser (Sarashina and MiniMax-M3 are state
+/// machines: [`super::machines`], [`super::minimax_m3`]).
 fn covers(entry: &parser_core::ParserEntry) -> bool {
     (FAMILIES.contains(&entry.family) || EXTRA_PARSERS.contains(&entry.name))
         && !super::machines::PARSERS.contains(&entry.name)
+        && entry.name != super::minimax_m3::PARSER
 }
 
 /// The registry parsers this grammar generates (those with seeds).
