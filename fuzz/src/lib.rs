@@ -29,10 +29,17 @@
 //! size allows is reported as slow (a quadratic path).
 //!
 //! # Families
-//! `deepseek` (R1, V3, V3.1 native calls; V3.2 / V4 DSML), `qwen` (Hermes JSON; Qwen3-Coder / Qwen3.5
-//! XML), `kimi` (K2, K2-Thinking, K2.5, VL), `gptoss` (harmony), `glm` (GLM-4.5 / 4.7), and `generic`:
-//! the parser the differential analyzer builds from a chat template of `templates/`, fed the corpus
-//! outputs of that template recombined (no oracle there: the corpus tests own it).
+//! `deepseek` (R1, V3, V3.1 native calls; V3.2 / V4 DSML, V4.1's spaced DSML), `qwen` (Hermes JSON;
+//! Qwen3-Coder / Qwen3.5 XML), `kimi` (K2, K2-Thinking, K2.5, VL; K3's XTML channels), `gptoss`
+//! (harmony), `glm` (GLM-4.5 / 4.7), `mistral`, `llama`, `gemma`, `horizon` (K2 Horizon) and
+//! `minimax-m3`: grammars with an oracle. `data` (the families written as data) and `machines` (the
+//! state machines with no grammar of their own yet: Inkling, Muse, Sarashina): each parser's corpus
+//! cases and registry sample, recombined and damaged with the format's own markers, no oracle. And
+//! `generic`: the parser the differential analyzer builds from a chat template of `templates/`, fed the
+//! corpus outputs of that template recombined (no oracle there: the corpus tests own it).
+//!
+//! Every registered parser is written by exactly one of them (`tests/coverage.rs`); `--family` also
+//! takes a registry parser or family name (`--family longcat` runs `data` on LongCat's outputs alone).
 //!
 //! And `templates` ([`templates`]), which fuzzes the other untrusted input of a server: chat templates
 //! mutated from the 47 real ones into hostile shapes (loops, self-calling macros, doubling strings,
