@@ -31,9 +31,9 @@
 //! # Families
 //! `deepseek` (R1, V3, V3.1 native calls; V3.2 / V4 DSML, V4.1's spaced DSML), `qwen` (Hermes JSON;
 //! Qwen3-Coder / Qwen3.5 XML), `kimi` (K2, K2-Thinking, K2.5, VL; K3's XTML channels), `gptoss`
-//! (harmony), `glm` (GLM-4.5 / 4.7), `mistral`, `llama`, `gemma`, `horizon` (K2 Horizon) and
-//! `minimax-m3`: grammars with an oracle. `data` (the families written as data) and `machines` (the
-//! state machines with no grammar of their own yet: Inkling, Muse, Sarashina): each parser's corpus
+//! (harmony), `glm` (GLM-4.5 / 4.7), `mistral`, `llama`, `gemma`, `horizon` (K2 Horizon),
+//! `minimax-m3` and `inkling`: grammars with an oracle. `data` (the families written as data) and
+//! `machines` (the state machines with no grammar of their own yet: Muse, Sarashina): each parser's corpus
 //! cases and registry sample, recombined and damaged with the format's own markers, no oracle. And
 //! `generic`: the parser the differential analyzer builds from a chat template of `templates/`, fed the
 //! corpus outputs of that template recombined (no oracle there: the corpus tests own it).
@@ -113,19 +113,21 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
-    /// The hand-written state machines with no grammar of their own yet (Inkling, Muse Spark /
-    /// Glimmer, Sarashina), seeded from their corpus cases and samples
+    /// The hand-written state machines with no grammar of their own yet (Muse Spark / Glimmer,
+    /// Sarashina), seeded from their corpus cases and samples
     /// and damaged with their own markers.
     Machines,
     /// K2 Horizon (`<ifm|…>` tags: three reasoning efforts, calls in XML, typed XML or JSON).
     Horizon,
     /// MiniMax-M3 (`<mm:think>`, calls of `]<]minimax[>[`-namespaced elements, nested values).
     MinimaxM3,
+    /// Inkling (typed blocks in any order: thinking, text, JSON calls).
+    Inkling,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 13] = [
+    pub const ALL: [Family; 14] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -139,6 +141,7 @@ impl Family {
         Family::Machines,
         Family::Horizon,
         Family::MinimaxM3,
+        Family::Inkling,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -157,6 +160,7 @@ impl Family {
             Family::Machines => "machines",
             Family::Horizon => "horizon",
             Family::MinimaxM3 => "minimax-m3",
+            Family::Inkling => "inkling",
         }
     }
 
@@ -190,6 +194,7 @@ impl Family {
             "machines" => Family::Machines,
             "horizon" | "k2-horizon" => Family::Horizon,
             "minimax-m3" | "minimax_m3" => Family::MinimaxM3,
+            "inkling" => Family::Inkling,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
             | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" | "upstage"

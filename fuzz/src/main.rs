@@ -25,8 +25,8 @@ fuzz --family F --seed S --input N [--out DIR]
 fuzz --add-regression CASE.json [--out DIR]
 
   --family F    deepseek, qwen, kimi, gptoss, glm, mistral, llama, generic, data, gemma, machines,
-                horizon, minimax-m3, templates (hostile chat templates and response configs against
-                the render budget), or all (default all); a registry parser or family name runs the
+                horizon, minimax-m3, inkling, templates (hostile chat templates and response configs
+                against the render budget), or all (default all); a registry parser or family name runs the
                 grammar that writes it (data or machines: that parser's or family's outputs alone)
   --minutes N   minutes per family (fractions allowed)
   --inputs N    inputs per family (with --minutes: whichever comes first; neither: 1 minute)

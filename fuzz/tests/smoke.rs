@@ -9,7 +9,7 @@ fn generic() {
     fuzz::test_run(Family::Generic);
 }
 
-/// The state machines no grammar with an oracle writes yet (Inkling, Muse, Sarashina): their seeds damaged with their own markers.
+/// The state machines no grammar with an oracle writes yet (Muse, Sarashina): their seeds damaged with their own markers.
 #[test]
 fn machines() {
     fuzz::test_run(Family::Machines);
@@ -25,6 +25,12 @@ fn horizon() {
 #[test]
 fn minimax_m3() {
     fuzz::test_run(Family::MinimaxM3);
+}
+
+/// Inkling, with its oracle.
+#[test]
+fn inkling() {
+    fuzz::test_run(Family::Inkling);
 }
 
 /// A short seeded run of the `templates` family: hostile chat templates and response configs against

@@ -1,10 +1,9 @@
-//! Outputs of the hand-written state machines that no grammar with an oracle writes yet: Inkling
-//! (`<|message_model|>` messages with content kinds), Muse Spark and Glimmer (harmony-like messages
-//! with `<function_calls>` inside), and Sarashina (`<|tool_calls|>` Python-literal lists). Seeds are
-//! each parser's corpus cases and registry sample, recombined at markers and damaged with the format's
-//! own markers ([`super::seeded`]); the invariant checks judge the result (no oracle). (Kimi K3, K2
-//! Horizon and MiniMax-M3 have grammars with an oracle: [`super::kimi_k3`], [`super::horizon`],
-//! [`super::minimax_m3`].)
+//! Outputs of the hand-written state machines that no grammar with an oracle writes yet: Muse Spark
+//! and Glimmer (harmony-like messages with `<function_calls>` inside) and Sarashina (`<|tool_calls|>`
+//! Python-literal lists). Seeds are each parser's corpus cases and registry sample, recombined at
+//! markers and damaged with the format's own markers ([`super::seeded`]); the invariant checks judge
+//! the result (no oracle). (Kimi K3, K2 Horizon, MiniMax-M3 and Inkling have grammars with an oracle:
+//! [`super::kimi_k3`], [`super::horizon`], [`super::minimax_m3`], [`super::inkling`].)
 
 use parser_core::testing::Rng;
 
@@ -12,7 +11,7 @@ use super::{Generated, Scale};
 use crate::setup::Setup;
 
 /// The parsers this grammar covers (registry names).
-pub const PARSERS: &[&str] = &["inkling", "muse", "muse-glimmer", "sarashina"];
+pub const PARSERS: &[&str] = &["muse", "muse-glimmer", "sarashina"];
 
 fn covers(entry: &parser_core::ParserEntry) -> bool {
     PARSERS.contains(&entry.name)

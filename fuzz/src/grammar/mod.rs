@@ -18,6 +18,7 @@ pub mod generic;
 pub mod glm;
 pub mod gptoss;
 pub mod horizon;
+pub mod inkling;
 pub mod kimi;
 pub mod kimi_k3;
 pub mod llama;
@@ -69,6 +70,7 @@ pub fn generate_only(family: Family, rng: &mut Rng, scale: Scale, only: Option<&
         Family::Gemma => gemma::generate(rng, scale),
         Family::Horizon => horizon::generate(rng, scale),
         Family::MinimaxM3 => minimax_m3::generate(rng, scale),
+        Family::Inkling => inkling::generate(rng, scale),
     }
 }
 
@@ -88,6 +90,7 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Gemma => gemma::call_block(rng),
         Family::Horizon => horizon::call_block(rng),
         Family::MinimaxM3 => minimax_m3::call_block(rng),
+        Family::Inkling => inkling::call_block(rng),
     }
 }
 
@@ -107,6 +110,7 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Gemma => gemma::variant(rng, setup),
         Family::Horizon => horizon::variant(rng, setup),
         Family::MinimaxM3 => minimax_m3::variant(rng, setup),
+        Family::Inkling => inkling::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
@@ -138,6 +142,7 @@ pub fn parsers(family: Family) -> Vec<&'static str> {
         Family::Gemma => gemma::PARSERS.to_vec(),
         Family::Horizon => vec![horizon::PARSER],
         Family::MinimaxM3 => vec![minimax_m3::PARSER],
+        Family::Inkling => vec![inkling::PARSER],
     }
 }
 
