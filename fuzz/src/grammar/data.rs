@@ -140,16 +140,24 @@ pub(super) fn groups(
     let Some(only) = only else {
         return covered;
     };
-    let named = parser_auto::entry_by_name(only).ok();
-    let only = only.to_ascii_lowercase();
-    let picked: Vec<_> = covered
+    // A registry family name first (`gigachat` is also an alias of one of its parsers), then a parser
+    // name or alias.
+    let family = only.to_ascii_lowercase();
+    let of_family = |name: &str| parser_auto::entry_by_name(name).is_ok_and(|e| e.family == family);
+    let mut picked: Vec<_> = covered
         .iter()
         .copied()
-        .filter(|(name, _)| match named {
-            Some(entry) => entry.name == *name,
-            None => parser_auto::entry_by_name(name).is_ok_and(|entry| entry.family == only),
-        })
+        .filter(|(name, _)| of_family(name))
         .collect();
+    if picked.is_empty()
+        && let Ok(entry) = parser_auto::entry_by_name(only)
+    {
+        picked = covered
+            .iter()
+            .copied()
+            .filter(|(name, _)| entry.name == *name)
+            .collect();
+    }
     if picked.is_empty() { covered } else { picked }
 }
 
