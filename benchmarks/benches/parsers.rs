@@ -1,10 +1,11 @@
 //! Divan benchmarks of every registered output format (`cargo bench -p benchmarks`, or
 //! `cargo xtask bench --divan`).
 //!
-//! Workloads come from the `benchmarks` library ([`benchmarks::FORMATS`], deterministic). Every benchmark
-//! takes the format as its divan argument (`deepseek-v3.1`, `qwen3-hermes`, `qwen3-coder`, `kimi-k2`,
-//! `gpt-oss`, and `auto-qwen3-hermes`, `auto-qwen3-coder`: the Qwen3 workloads with the generic parser
-//! built from the model's chat template); formats whose family is not registered yet are left out. The global allocator is divan's
+//! Workloads come from the `benchmarks` library ([`benchmarks::all_formats`], deterministic): the
+//! hand-written formats, then one format per other registered entry, made from the entry's own sample.
+//! Every benchmark takes the format as its divan argument (`deepseek-v3.1`, `qwen3-hermes`, …, the
+//! template formats `auto-qwen3-hermes`, `auto-qwen3-coder`, and the sampled ones under their entry's
+//! name: `deepseek-r1`, `minimax-m2`, …); formats whose family is not registered yet are left out. The global allocator is divan's
 //! [`AllocProfiler`], so each benchmark also reports allocation counts and bytes per iteration.
 //!
 //! - `one_shot`: `Parser::parse` on the ~100 KB output, with parser construction timed
@@ -71,11 +72,12 @@ fn long_argument_parsers(format: &Format) -> ParserFactory {
         .unwrap_or_else(|e| panic!("no parser for {format}: {e}"))
 }
 
-/// The formats whose parser is a family's, found by model name (those `for_model` can build).
+/// The formats whose parser is a family's, found by model name (those `for_model` can build; a sampled
+/// format has an entry, not a model name).
 fn family_formats() -> Vec<&'static Format> {
     registered_formats()
         .into_iter()
-        .filter(|format| format.template.is_none())
+        .filter(|format| format.template.is_none() && format.sampled.is_none())
         .collect()
 }
 

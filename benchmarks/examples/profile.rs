@@ -5,8 +5,9 @@
 //! perf record -g target/release/examples/profile qwen3-coder long 20000 3
 //! ```
 //!
-//! Arguments: a format key (`deepseek-v3.1`, `qwen3-hermes`, `qwen3-coder`, `kimi-k2`, `gpt-oss`), the
-//! workload (`output`, `oneshot`: one `parse` of the whole output, or `long`; or `unclosed:PARSER oneshot N`
+//! Arguments: a format key (`deepseek-v3.1`, `qwen3-hermes`, …, or a sampled format's entry name: every
+//! key of `benchmarks::all_formats`), the workload (`output`, `oneshot`: one `parse` of the whole output,
+//! `content`: the content-phase output of a format that thinks, or `long`; or `unclosed:PARSER oneshot N`
 //! (or `stream`): a call block repeated N times, never closed, `benchmarks::hostile_outputs`), its size in bytes (default 20000) and the seconds to run (default 3). It
 //! prints the time per push, so it also times sub-steps when the parser code is changed locally.
 //!
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use benchmarks::hostile_outputs::UNCLOSED_BLOCKS;
-use benchmarks::{FORMATS, chunks, stream};
+use benchmarks::{all_formats, chunks, stream};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,10 +34,10 @@ fn main() -> ExitCode {
     if let Some(parser) = key.strip_prefix("unclosed:") {
         return unclosed(parser, workload == "stream", size, seconds);
     }
-    let Some(format) = FORMATS.iter().find(|f| f.key == key) else {
+    let Some(format) = all_formats().iter().find(|f| f.key == key) else {
         eprintln!(
             "profile: unknown format {key}; one of {:?}",
-            FORMATS.iter().map(|f| f.key).collect::<Vec<_>>()
+            all_formats().iter().map(|f| f.key).collect::<Vec<_>>()
         );
         return ExitCode::from(2);
     };
@@ -46,8 +47,17 @@ fn main() -> ExitCode {
             format.long_argument(size).output,
             format.long_argument_parsers(),
         ),
+        "content" => match format.content_output(size) {
+            Some(text) => (text, format.output_parsers()),
+            None => {
+                eprintln!("profile: {key} has no content-phase workload (its `output` is content)");
+                return ExitCode::from(2);
+            }
+        },
         other => {
-            eprintln!("profile: unknown workload {other}; `output`, `oneshot` or `long`");
+            eprintln!(
+                "profile: unknown workload {other}; `output`, `oneshot`, `content` or `long`"
+            );
             return ExitCode::from(2);
         }
     };

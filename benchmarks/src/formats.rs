@@ -21,6 +21,10 @@ use std::path::Path;
 use parser_auto::template::ChatTemplate;
 use parser_auto::{ParseOptions, Parser, ParserEntry, generic};
 
+mod sampled;
+
+pub use sampled::{Sampled, all_formats, sampled_formats};
+
 /// The workspace's `templates/` directory, where [`Format::template`] files are.
 pub const TEMPLATES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../templates");
 
@@ -129,6 +133,9 @@ pub struct Format {
     /// parser built from its analysis ([`ParserFactory::from_template`]) instead of the model's family
     /// parser.
     pub template: Option<&'static str>,
+    /// Set for a format measured on its registry entry's own sample ([`all_formats`]): the workloads
+    /// and the parser come from it (the fields above only describe it).
+    pub sampled: Option<&'static Sampled>,
     output: fn(usize) -> String,
     long_argument: fn(usize) -> LongArgument,
 }
@@ -143,13 +150,42 @@ impl Format {
     /// An output of about `total_bytes` bytes: long prose, some content, three calls (see
     /// [`expected_calls`](Self::expected_calls)). Deterministic.
     pub fn output(&self, total_bytes: usize) -> String {
-        (self.output)(total_bytes)
+        match self.sampled {
+            Some(sampled) => sampled.output(total_bytes),
+            None => (self.output)(total_bytes),
+        }
+    }
+
+    /// An output of about `total_bytes` bytes whose long prose is content after a short reasoning, for
+    /// the content-phase rows of a format that thinks (`None` for a format that does not: its
+    /// [`output`](Self::output) is already content, or whose sample has no content). The prose goes in
+    /// front of the content of a small [`output`](Self::output), found by parsing it.
+    pub fn content_output(&self, total_bytes: usize) -> Option<String> {
+        if let Some(sampled) = self.sampled {
+            return sampled.content_output(total_bytes);
+        }
+        if !self.reasoning {
+            return None;
+        }
+        let small = self.output(2_000);
+        let message = self.output_parsers().ok()?.make().parse(&small);
+        let content = message.content_trimmed()?;
+        let from = self.prose_end_in(&small);
+        let at = from + small[from..].find(sampled::prefix(content))?;
+        Some(sampled::insert(
+            &small,
+            at,
+            &sampled::inserted_prose(total_bytes.saturating_sub(small.len())),
+        ))
     }
 
     /// One `write_file` call whose `content` argument takes about `arg_bytes` bytes as written.
     /// Deterministic.
     pub fn long_argument(&self, arg_bytes: usize) -> LongArgument {
-        (self.long_argument)(arg_bytes)
+        match self.sampled {
+            Some(sampled) => sampled.long_argument(arg_bytes),
+            None => (self.long_argument)(arg_bytes),
+        }
     }
 
     /// The parsers of the output workload: the generic parser of [`template`](Self::template) when set,
@@ -165,6 +201,11 @@ impl Format {
     }
 
     fn parsers(&self, model: &str, options: ParseOptions) -> Result<ParserFactory, String> {
+        if let Some(sampled) = self.sampled {
+            let mut factory = ParserFactory::from_entry(sampled.entry, options);
+            factory.description.push_str(" on its own sample");
+            return Ok(factory);
+        }
         match self.template {
             Some(file) => ParserFactory::from_template(file, options),
             None => ParserFactory::for_model(model, options),
@@ -185,6 +226,15 @@ impl Format {
     /// them: the JSON text as written when [`json_arguments`](Self::json_arguments), else a JSON object of
     /// string values (XML parameters with no tool schema stay strings).
     pub fn expected_calls(&self) -> Vec<ExpectedCall> {
+        if let Some(sampled) = self.sampled {
+            return sampled
+                .calls()
+                .map(|(name, arguments)| ExpectedCall {
+                    name,
+                    arguments: arguments.to_owned(),
+                })
+                .collect();
+        }
         CALLS
             .iter()
             .map(|call| ExpectedCall {
@@ -200,6 +250,9 @@ impl Format {
 
     /// The byte offset of [`prose_end`](Self::prose_end) in `output` (its length when absent).
     pub fn prose_end_in(&self, output: &str) -> usize {
+        if let Some(sampled) = self.sampled {
+            return sampled.prose_end_in(output);
+        }
         output.find(self.prose_end).unwrap_or(output.len())
     }
 }
@@ -246,6 +299,7 @@ pub static DEEPSEEK_V31: Format = Format {
     json_arguments: true,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: deepseek_v31_output,
     long_argument: deepseek_v31_long_argument,
 };
@@ -262,6 +316,7 @@ pub static QWEN3_HERMES: Format = Format {
     json_arguments: true,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: qwen3_hermes_output,
     long_argument: qwen3_hermes_long_argument,
 };
@@ -278,6 +333,7 @@ pub static QWEN3_CODER: Format = Format {
     json_arguments: false,
     prose_end: TOOL_CALL_OPEN,
     template: None,
+    sampled: None,
     output: qwen3_coder_output,
     long_argument: qwen3_coder_long_argument,
 };
@@ -294,6 +350,7 @@ pub static KIMI_K2: Format = Format {
     json_arguments: true,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: kimi_k2_output,
     long_argument: kimi_k2_long_argument,
 };
@@ -310,6 +367,7 @@ pub static GPT_OSS: Format = Format {
     json_arguments: true,
     prose_end: HARMONY_END,
     template: None,
+    sampled: None,
     output: gpt_oss_output,
     long_argument: gpt_oss_long_argument,
 };
@@ -344,6 +402,7 @@ pub static GLM: Format = Format {
     json_arguments: false,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: glm_output,
     long_argument: glm_long_argument,
 };
@@ -361,6 +420,7 @@ pub static COHERE: Format = Format {
     json_arguments: true,
     prose_end: "<|END_THINKING|>",
     template: None,
+    sampled: None,
     output: cohere_output,
     long_argument: cohere_long_argument,
 };
@@ -377,6 +437,7 @@ pub static STEPFUN: Format = Format {
     json_arguments: false,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: step35_output,
     long_argument: qwen3_coder_long_argument,
 };
@@ -393,6 +454,7 @@ pub static GIGACHAT: Format = Format {
     json_arguments: true,
     prose_end: "<|function_call|>",
     template: None,
+    sampled: None,
     output: gigachat_output,
     long_argument: gigachat_long_argument,
 };
@@ -409,6 +471,7 @@ pub static APRIEL: Format = Format {
     json_arguments: true,
     prose_end: "[BEGIN FINAL RESPONSE]",
     template: None,
+    sampled: None,
     output: apriel_output,
     long_argument: apriel_long_argument,
 };
@@ -425,6 +488,7 @@ pub static FUNCTIONARY: Format = Format {
     json_arguments: true,
     prose_end: "<function=",
     template: None,
+    sampled: None,
     output: functionary_output,
     long_argument: functionary_long_argument,
 };
@@ -441,6 +505,7 @@ pub static APERTUS: Format = Format {
     json_arguments: true,
     prose_end: "<|inner_suffix|>",
     template: None,
+    sampled: None,
     output: apertus_output,
     long_argument: apertus_long_argument,
 };
@@ -457,6 +522,7 @@ pub static FIREWORKS: Format = Format {
     json_arguments: true,
     prose_end: " functools",
     template: None,
+    sampled: None,
     output: firefunction_output,
     long_argument: firefunction_long_argument,
 };
@@ -474,6 +540,7 @@ pub static MISTRAL: Format = Format {
     json_arguments: true,
     prose_end: MISTRAL_THINK_END,
     template: None,
+    sampled: None,
     output: mistral_output,
     long_argument: mistral_long_argument,
 };
@@ -491,6 +558,7 @@ pub static LLAMA3: Format = Format {
     json_arguments: true,
     prose_end: LLAMA3_PYTHON_TAG,
     template: None,
+    sampled: None,
     output: llama3_output,
     long_argument: llama3_long_argument,
 };
@@ -531,6 +599,7 @@ pub static ERNIE: Format = Format {
     json_arguments: true,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: ernie_output,
     long_argument: qwen3_hermes_long_argument,
 };
@@ -548,6 +617,7 @@ pub static HUNYUAN: Format = Format {
     json_arguments: true,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: hunyuan_output,
     long_argument: hunyuan_long_argument,
 };
@@ -565,6 +635,7 @@ pub static LONGCAT: Format = Format {
     json_arguments: true,
     prose_end: LONGCAT_THINK_END,
     template: None,
+    sampled: None,
     output: longcat_output,
     long_argument: longcat_long_argument,
 };
@@ -581,6 +652,7 @@ pub static PHI4_MINI: Format = Format {
     json_arguments: true,
     prose_end: "functools",
     template: None,
+    sampled: None,
     output: phi4_mini_output,
     long_argument: phi4_mini_long_argument,
 };
@@ -597,6 +669,7 @@ pub static XLAM: Format = Format {
     json_arguments: true,
     prose_end: TOOL_CALL_OPEN,
     template: None,
+    sampled: None,
     output: xlam_output,
     long_argument: xlam_long_argument,
 };
@@ -614,6 +687,7 @@ pub static INTERNLM: Format = Format {
     json_arguments: true,
     prose_end: INTERNLM_ACTION,
     template: None,
+    sampled: None,
     output: internlm_output,
     long_argument: internlm_long_argument,
 };
@@ -630,6 +704,7 @@ pub static JAMBA: Format = Format {
     json_arguments: true,
     prose_end: "<tool_calls>",
     template: None,
+    sampled: None,
     output: jamba_output,
     long_argument: jamba_long_argument,
 };
@@ -648,6 +723,7 @@ pub static OLMO: Format = Format {
     json_arguments: false,
     prose_end: THINK_END,
     template: None,
+    sampled: None,
     output: olmo_output,
     long_argument: olmo_long_argument,
 };
@@ -664,6 +740,7 @@ pub static UPSTAGE: Format = Format {
     json_arguments: true,
     prose_end: "<|end|>",
     template: None,
+    sampled: None,
     output: solar_output,
     long_argument: solar_long_argument,
 };
@@ -680,6 +757,7 @@ pub static SARASHINA: Format = Format {
     json_arguments: false,
     prose_end: "<|tool_calls|>",
     template: None,
+    sampled: None,
     output: sarashina_output,
     long_argument: sarashina_long_argument,
 };
@@ -711,6 +789,7 @@ pub static GEMMA4: Format = Format {
     json_arguments: false,
     prose_end: GEMMA4_CHANNEL_END,
     template: None,
+    sampled: None,
     output: gemma4_output,
     long_argument: gemma4_long_argument,
 };
@@ -756,7 +835,7 @@ pub static FORMATS: &[&Format] = &[
 /// The formats whose parsers can be built for both workloads (family registered, or template analysed
 /// to the generic parser).
 pub fn registered_formats() -> Vec<&'static Format> {
-    FORMATS
+    all_formats()
         .iter()
         .copied()
         .filter(|format| format.output_parsers().is_ok() && format.long_argument_parsers().is_ok())

@@ -15,6 +15,10 @@
 //!   entry or a template's analysis), the prompt tails, and generates two workloads: [`Format::output`], a typical answer (long reasoning, some content, three tool calls),
 //!   and [`Format::long_argument`], one `write_file` call whose string argument is long. The generators
 //!   are also public functions ([`deepseek_v31_output`], [`qwen3_coder_long_argument`], …).
+//! - [`all_formats`]: [`FORMATS`], then one format per other registered entry (every wire format the
+//!   registry has), whose workloads are the entry's own `sample` with the same prose inserted in front of
+//!   its reasoning or content and one string argument made long ([`Sampled`]); [`sampled_formats`] says
+//!   which entry's sample could not be used and why.
 //! - [`realistic_tools`] and [`CONSTRAINT_CASES`]: the constraint workload (a request with
 //!   [`CONSTRAINT_TOOLS`] typed tools) and the parsers whose constraint is built for it.
 //! - [`chunks`]: cuts a text into the small deltas a server would push.
@@ -47,10 +51,11 @@ pub use constraints::{
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,
     GLM, GPT_OSS, KIMI_K2, LONG_ARGUMENT_PATH, LongArgument, MODEL, ParserFactory, QWEN3_CODER,
-    QWEN3_HERMES, REASONING_TAIL, TEMPLATES_DIR, deepseek_v31_long_argument, deepseek_v31_output,
-    gemma4_long_argument, gemma4_output, glm_long_argument, glm_output, gpt_oss_long_argument,
-    gpt_oss_output, kimi_k2_long_argument, kimi_k2_output, qwen3_coder_long_argument,
-    qwen3_coder_output, qwen3_hermes_long_argument, qwen3_hermes_output, registered_formats,
+    QWEN3_HERMES, REASONING_TAIL, Sampled, TEMPLATES_DIR, all_formats, deepseek_v31_long_argument,
+    deepseek_v31_output, gemma4_long_argument, gemma4_output, glm_long_argument, glm_output,
+    gpt_oss_long_argument, gpt_oss_output, kimi_k2_long_argument, kimi_k2_output,
+    qwen3_coder_long_argument, qwen3_coder_output, qwen3_hermes_long_argument, qwen3_hermes_output,
+    registered_formats, sampled_formats,
 };
 
 /// Cuts `text` into pieces of `n` characters (the last one may be shorter), never inside a code point.

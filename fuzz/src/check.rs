@@ -408,7 +408,7 @@ pub fn check(
                 ),
             ));
         }
-        if !via_deltas {
+        if !via_deltas && !rewrites_text(setup, text) {
             check_leaks(text, &record, &markers).map_err(|why| fail(CheckKind::Leak, why))?;
         }
     }
@@ -806,6 +806,15 @@ fn occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = u
         from = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
         Some(at)
     })
+}
+
+/// Parsers whose reasoning and content are not slices of the input when it holds a backslash:
+/// MiniCPM-V restores the newlines its tokenizer writes out as `\` `n`. The leak check places each
+/// piece in the input, which a restored newline is not (found by the fuzzer: a restored `\n` placed at
+/// a later real newline made a bare `<|reserve` look like a cut marker), so it judges such inputs
+/// only when they have no backslash (then the text is the input's, as for every other parser).
+fn rewrites_text(setup: &Setup, text: &str) -> bool {
+    setup.parser == "minicpmv" && text.contains('\\')
 }
 
 /// No marker, and no fragment of one, in content or reasoning that the input did not hold *as text*

@@ -270,22 +270,16 @@ fn parsers_without_a_grammar_say_so() {
             None => user_error(&output, "has no constrained-decoding grammar yet"),
         }
     }
-    // Every registered parser has one, except (in registry order, by family) K2 Horizon's, whose calls
-    // come in three layouts (parser-horizon's docs); Inkling's, whose reasoning blocks may follow
-    // content and calls (parser-inkling's docs); Kimi K3's, whose call heads carry a running index and
-    // whose values their own type names (parser-kimi's `k3`); MiniMax-M3's, whose value closers repeat
-    // the parameter's name and whose values nest as elements (parser-minimax's `m3`); Muse's, whose
-    // calls sit in messages chosen by their recipient (parser-muse's docs); Olmo 3's: the
-    // Python-call grammar writes LFM2's `[…]` list, Olmo 3 one call per line (parser-olmo's docs and
-    // grammar test); and Sarashina's, whose calls are Python dict literals (parser-sarashina's docs).
+    // Every registered parser has one, except (in registry order, by family) Inkling's, whose
+    // reasoning blocks may follow content and calls (parser-inkling's docs); Muse's, whose calls sit
+    // in messages chosen by their recipient (parser-muse's docs); Olmo 3's: the Python-call grammar
+    // writes LFM2's `[…]` list, Olmo 3 one call per line (parser-olmo's docs and grammar test); and
+    // Sarashina's, whose calls are Python dict literals (parser-sarashina's docs).
     // None of these is described by parser-core's constraint formats yet.
     assert_eq!(
         without,
         [
-            "k2-horizon",
             "inkling",
-            "kimi-k3",
-            "minimax-m3",
             "muse",
             "muse-glimmer",
             "olmo3",

@@ -65,7 +65,7 @@
 //! - `poolside` (default): Poolside Laguna (GLM-4.5 `<arg_key>` / `<arg_value>` calls), written as data, from `parser-poolside`.
 //! - `mimo` (default): Xiaomi MiMo-V2 (Qwen3-Coder `<tool_call><function=…>` calls, `<think>`), written as data, from `parser-mimo`.
 //! - `dots` (default): rednote dots.llm (`<dots_function_call><invoke name=…>` calls, `<think>`), written as data, from `parser-dots`.
-//! - `minicpm` (default): OpenBMB MiniCPM 5 (bare `<function name=…>` calls, `<think>`), written as data, from `parser-minicpm`.
+//! - `minicpm` (default): OpenBMB MiniCPM 5 (bare `<function name=…>` calls, `<think>`) and MiniCPM-V (Qwen3 format, newlines restored), from `parser-minicpm`.
 //! - `plamo` (default): PFN PLaMo 3 (`<|plamo:…|>` tagged calls with JSON arguments), written as data, from `parser-plamo`.
 //! - `arcee` (default): Arcee Trinity (Hermes `<tool_call>` calls, also inside `<think>`), written as data, from `parser-arcee`.
 //! - `iquest` (default): IQuest Q1 (GLM-4.7 `<arg_key>` / `<arg_value>` calls in `<iquest_tool_call>`), written as data, from `parser-iquest`.
@@ -451,7 +451,8 @@ fn signature_entry(source: &str) -> Option<&'static str> {
 }
 
 /// Templates of the families written as data (Cohere, LFM2, StepFun, GigaChat, Apriel, functionary,
-/// Apertus, firefunction, Gemma (2 / 3, FunctionGemma, Gemma 4), Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3, Hunyuan-A13B, LongCat), each
+/// Apertus, firefunction, Gemma (2 / 3, FunctionGemma, Gemma 4), Phi-4-mini, xLAM, InternLM2, Jamba, Olmo 3, Hunyuan-A13B, LongCat,
+/// MiniCPM 5) and GigaChat 3.5's GCML, each
 /// by markers no other family's template writes. Only the families
 /// compiled in are named (the caller falls back to the analyzer otherwise).
 fn data_family_signature(source: &str) -> Option<&'static str> {
@@ -465,6 +466,10 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "lfm2"
     } else if has("<|im_start|>tool_response") && has("<function=") {
         "step-3.5"
+    } else if has("<｜GCML｜tool_calls>") {
+        // GigaChat 3.5's GCML calls (its template also has GigaChat3's `function call` role, so
+        // it is told apart first); the Reasoning model's template is reached by model name.
+        "gigachat3.5"
     } else if has("<|role_sep|>") && has("function call") {
         "gigachat3"
     } else if has("[BEGIN FINAL RESPONSE]") && has("<tool_calls>") {
@@ -504,6 +509,9 @@ fn data_family_signature(source: &str) -> Option<&'static str> {
         "hunyuan-a13b"
     } else if has("<longcat_tool_call>") {
         "longcat"
+    } else if has("<function name=\"") && has("<param name=\"") {
+        // MiniCPM 5's bare `<function name="…"><param name="…">` calls.
+        "minicpm5"
     } else {
         return None;
     };

@@ -34,6 +34,13 @@ fn root() -> PathBuf {
 /// Templates whose analysis finds tool calls in a format the generic parser's constraint does not
 /// describe yet, with the reason ([`parser_auto::generic::constraint::NotDescribed`]).
 const NOT_COVERED: &[(&str, &str)] = &[
+    // MiniMax-M3's namespace token before every tag, read by the analyzer as the call opener with
+    // `<` / `>` around each parameter name and no value closer; the template routes to the
+    // minimax-m3 family by signature (a state machine, whose grammar is still to come).
+    (
+        "MiniMax-M3.jinja",
+        "TAG_WITH_TAGGED arguments without an argument name marker or a value closer",
+    ),
     // Gemma 4's `call:NAME{key:<|"|>value<|"|>}`, read by the analyzer as tagged markup; the template
     // routes to the gemma4 family by signature, whose grammar writes Gemma's value syntax.
     (
@@ -337,7 +344,7 @@ fn call_text(format: &FormatDescription, name: &str, arguments: &str) -> String 
             }
             body + "\n" + end
         }
-        CallName::Enclosed { .. } | CallName::Gemma { .. } => {
+        CallName::Enclosed { .. } | CallName::Gemma { .. } | CallName::Elements { .. } => {
             panic!("{name}: the analysis describes no such calls")
         }
     };
@@ -436,7 +443,7 @@ fn wrong_outputs_are_refused() {
         check(&none, &one, false, "a call with tool_choice none");
         checked += 1;
     }
-    assert_eq!(checked, 47);
+    assert_eq!(checked, 49);
 }
 
 /// Samples 200 outputs per covered template, over its generation prompts (thinking on and, with a

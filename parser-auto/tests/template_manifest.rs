@@ -74,6 +74,9 @@ const MANIFEST_CLASSES: &[(&str, &str, &str)] = &[
     ("Qwen-Qwen3-0.6B.jinja", "JSON_NATIVE", "TAG_BASED"),
     ("Qwen3-Coder.jinja", "TAG_WITH_TAGGED", "NONE"),
     ("StepFun3.5-Flash.jinja", "TAG_WITH_TAGGED", "TAG_BASED"),
+    ("openbmb-MiniCPM5.jinja", "TAG_WITH_TAGGED", "TAG_BASED"),
+    ("MiniMax-M3.jinja", "TAG_WITH_TAGGED", "TAG_BASED"),
+    ("GigaChat3.5.jinja", "TAG_WITH_TAGGED", "TAG_BASED"),
     (
         "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
         "TAG_WITH_JSON",

@@ -194,8 +194,9 @@ fn every_tool_template_renders_tools_a_call_and_its_result() {
             assert!(
                 rendered
                     .iter()
-                    // JSON, markup, or a Python literal (Olmo 3's `get_weather(city='Lyon')`).
-                    .any(|p| ["Lyon\"", "Lyon\n", "Lyon<", "Lyon'"]
+                    // JSON, markup, or a Python literal (Olmo 3's `get_weather(city='Lyon')`), or
+                    // MiniMax-M3's namespace token before the closing tag (`Lyon]<]minimax[>[</city>`).
+                    .any(|p| ["Lyon\"", "Lyon\n", "Lyon<", "Lyon'", "Lyon]<]"]
                         .iter()
                         .any(|a| p.contains(a))),
                 "{file}: the call's arguments are missing: {rendered:?}"

@@ -96,6 +96,9 @@ const BY_SIGNATURE: &[(&str, &str)] = &[
     ("ibm-granite-granite-3.3-2B-Instruct.jinja", "granite"),
     ("tencent-Hunyuan-A13B-Instruct.jinja", "hunyuan-a13b"),
     ("upstage-Solar-Open-100B.jinja", "solar-open"),
+    ("openbmb-MiniCPM5.jinja", "minicpm5"),
+    ("MiniMax-M3.jinja", "minimax-m3"),
+    ("GigaChat3.5.jinja", "gigachat3.5"),
 ];
 
 /// Templates whose analysis finds no tool, reasoning or content marker.

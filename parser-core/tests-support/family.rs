@@ -437,3 +437,23 @@ pub fn soundness_of(
     );
     checked
 }
+
+/// The constraint `build` (a family's constraint builder) gives for [`sampled_tools`], a prompt tail,
+/// a tool choice and whether parallel calls are allowed.
+pub fn sampled_constraint(
+    build: fn(&ParseOptions, &ConstraintRequest) -> Result<Constraint, parser_core::Error>,
+    prompt_tail: &str,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
+) -> Constraint {
+    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
+    let options = ParseOptions::new()
+        .with_prompt_tail(prompt_tail)
+        .with_tools(tools);
+    let request = ConstraintRequest {
+        tool_choice,
+        parallel_tool_calls,
+        response_format: ResponseFormat::Text,
+    };
+    build(&options, &request).unwrap()
+}

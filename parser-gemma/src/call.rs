@@ -32,7 +32,8 @@ use std::sync::Arc;
 
 use parser_core::{
     CallMachine, Calls, Carry, ContentStep, Deltas, Found, Literal, MAX_JSON_DEPTH, MarkerSet,
-    ParseOptions, Sink, ToolParser, Tools, ValueType, escape_json_each, leading_ws, literal_at,
+    ParseOptions, Sink, ToolParser, Tools, ValueType, escape_json_each, escape_json_into,
+    leading_ws, literal_at, needs_escape,
 };
 
 /// The longest head (`call:NAME{`), argument name or bare value read before the text is taken not to
@@ -106,6 +107,8 @@ struct Machine {
     key: String,
     /// Open containers, innermost last, with how many members each has so far.
     stack: Vec<(Container, usize)>,
+    /// A streamed string delta, escaped: written as one fragment rather than a piece per escape.
+    escaped: String,
 }
 
 impl GemmaToolParser {
@@ -121,6 +124,7 @@ impl GemmaToolParser {
                 function: String::new(),
                 key: String::new(),
                 stack: Vec::new(),
+                escaped: String::new(),
             },
         }
     }
@@ -173,7 +177,15 @@ impl CallMachine for Machine {
         if self.state != State::Str || self.syntax.string_end.may_contain_marker(text) {
             return false;
         }
-        escape_json_each(text, |piece| self.calls.args(out, piece));
+        // The same argument text as `escape_json_each` piece by piece, in one write (a delta of a
+        // long string argument with a newline or a quote would otherwise be three or more).
+        if text.bytes().any(needs_escape) {
+            self.escaped.clear();
+            escape_json_into(text, &mut self.escaped);
+            self.calls.args(out, &self.escaped);
+        } else {
+            self.calls.args(out, text);
+        }
         true
     }
 }

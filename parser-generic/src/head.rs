@@ -86,6 +86,21 @@ impl<'t> Cursor<'t> {
         }
     }
 
+    /// Consumes whichever of `lits` (one marker's spellings) the text goes on with.
+    fn opt_any(&mut self, lits: &[&str]) -> Step<bool> {
+        if lits.is_empty() {
+            return Ok(false);
+        }
+        match literal_at(self.rest(), lits, self.eof) {
+            Literal::Whole(n) => {
+                self.pos += n;
+                Ok(true)
+            }
+            Literal::Partial => Err(Stop::More),
+            Literal::No => Ok(false),
+        }
+    }
+
     /// Whether the text goes on with one of `lits` (not consumed).
     fn peek_any(&self, lits: &[&str]) -> Step<bool> {
         if lits.is_empty() {
@@ -154,10 +169,10 @@ fn name_stop(syntax: &Syntax) -> impl Fn(char) -> bool + '_ {
 /// bare JSON call, with `{` / `[`).
 pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'t>> {
     let mut c = Cursor { text, pos: 0, eof };
-    if c.opt(syntax.section_start)? {
+    if c.opt_any(syntax.section_starts)? {
         c.ws()?;
     }
-    let per_call = c.opt(syntax.per_call_start)?;
+    let per_call = c.opt_any(syntax.per_call_starts)?;
     if per_call {
         c.ws()?;
     }
@@ -208,7 +223,7 @@ pub(super) fn head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<Head<'
         id = c.id(syntax.call_id_suffix, &[syntax.func_name_prefix])?;
         c.ws()?;
     }
-    if !syntax.func_name_prefix.is_empty() && !c.opt(syntax.func_name_prefix)? {
+    if !syntax.func_name_prefix.is_empty() && !c.opt_any(syntax.func_name_prefixes)? {
         return Err(Stop::Not);
     }
     let name = c.name(&name_stop(syntax))?;
@@ -272,11 +287,12 @@ pub(super) fn py_call_name(text: &str, eof: bool) -> Step<(&str, usize)> {
     Ok((name, c.pos))
 }
 
-/// Reads an argument name at the start of `text` (which starts with `arg_name_prefix`) and the value
+/// Reads an argument name at the start of `text` (which starts with `arg_name_prefix`, in any of its
+/// spellings) and the value
 /// prefix after it; returns the name and where the value starts.
 pub(super) fn param_head<'t>(syntax: &Syntax, text: &'t str, eof: bool) -> Step<(&'t str, usize)> {
     let mut c = Cursor { text, pos: 0, eof };
-    if !c.opt(syntax.arg_name_prefix)? {
+    if !c.opt_any(syntax.arg_name_prefixes)? {
         return Err(Stop::Not);
     }
     let key = if syntax.arg_name_suffix.is_empty() {

@@ -436,9 +436,10 @@ fn reasoning_of(
     let turn_start = turn_starts(analysis, start);
     let turn_start: Vec<&str> = turn_start.iter().map(String::as_str).collect();
     let ignore: Vec<&str> = analysis.end_of_turn.iter().map(|t| t.trim()).collect();
+    let ignore = syntax::spelled(analysis, &ignore);
     Some(reasoning_syntax(
-        &[start],
-        &[end],
+        &syntax::spelled(analysis, &[start]),
+        &syntax::spelled(analysis, &[end]),
         &turn_start,
         &ignore,
         block_openers,

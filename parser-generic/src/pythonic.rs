@@ -261,69 +261,81 @@ impl<'t> Reader<'t> {
     fn string(&mut self, quote: u8) -> Option<String> {
         let rest = &self.text[self.pos + 1..];
         let mut value = String::new();
-        let mut chars = rest.char_indices();
-        while let Some((at, c)) = chars.next() {
-            match c {
-                c if c as u32 == u32::from(quote) => {
-                    self.pos += 1 + at + 1;
-                    return Some(value);
-                }
-                '\\' => {
-                    let (_, e) = chars.next()?;
-                    match e {
-                        'n' => value.push('\n'),
-                        't' => value.push('\t'),
-                        'r' => value.push('\r'),
-                        '0' => value.push('\0'),
-                        'a' => value.push('\u{7}'),
-                        'b' => value.push('\u{8}'),
-                        'f' => value.push('\u{c}'),
-                        'v' => value.push('\u{b}'),
-                        '\\' | '\'' | '"' => value.push(e),
-                        // A backslash at the end of a line continues the string.
-                        '\n' => {}
-                        'x' | 'u' | 'U' => {
-                            let digits = match e {
-                                'x' => 2,
-                                'u' => 4,
-                                _ => 8,
-                            };
-                            let hex: String = chars.by_ref().take(digits).map(|(_, h)| h).collect();
-                            let code = (hex.len() == digits)
-                                .then(|| u32::from_str_radix(&hex, 16).ok())
-                                .flatten()
-                                .and_then(char::from_u32)?;
-                            value.push(code);
-                        }
-                        other => {
-                            value.push('\\');
-                            value.push(other);
-                        }
-                    }
-                }
-                c => value.push(c),
+        let mut at = 0;
+        loop {
+            // Text up to the next quote or backslash is the value as it is: copied as one run, not a
+            // character at a time (a long string argument is mostly such text). No end: not a string.
+            let run = rest[at..].bytes().position(|b| b == quote || b == b'\\')?;
+            value.push_str(&rest[at..at + run]);
+            at += run;
+            if rest.as_bytes()[at] == quote {
+                self.pos += 1 + at + 1;
+                return Some(value);
             }
+            // A backslash and what it escapes.
+            let mut chars = rest[at + 1..].chars();
+            let e = chars.next()?;
+            let mut used = e.len_utf8();
+            match e {
+                'n' => value.push('\n'),
+                't' => value.push('\t'),
+                'r' => value.push('\r'),
+                '0' => value.push('\0'),
+                'a' => value.push('\u{7}'),
+                'b' => value.push('\u{8}'),
+                'f' => value.push('\u{c}'),
+                'v' => value.push('\u{b}'),
+                '\\' | '\'' | '"' => value.push(e),
+                // A backslash at the end of a line continues the string.
+                '\n' => {}
+                'x' | 'u' | 'U' => {
+                    let digits = match e {
+                        'x' => 2,
+                        'u' => 4,
+                        _ => 8,
+                    };
+                    let hex: String = chars.by_ref().take(digits).collect();
+                    let code = (hex.len() == digits)
+                        .then(|| u32::from_str_radix(&hex, 16).ok())
+                        .flatten()
+                        .and_then(char::from_u32)?;
+                    // `digits` ASCII hex digits: as many bytes.
+                    used += digits;
+                    value.push(code);
+                }
+                other => {
+                    value.push('\\');
+                    value.push(other);
+                }
+            }
+            at += 1 + used;
         }
-        None
     }
 }
 
 /// Writes `text` as a JSON string.
 fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let mut rest = text;
+    // Runs of text that need no escape are copied whole.
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20)
+    {
+        out.push_str(&rest[..at]);
+        match rest.as_bytes()[at] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            control => {
+                let _ = write!(out, "\\u{:04x}", control);
             }
-            c => out.push(c),
         }
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
     out.push('"');
 }
 
@@ -358,6 +370,27 @@ impl ArgsScanner {
         self.quote != 0
     }
 
+    /// Whether reading all of `text` would change nothing: inside a string, no escape pending, and no
+    /// byte of `text` is the string's quote or a backslash. The common delta of a long string
+    /// argument, which a reader can then keep as it is without stepping through it.
+    ///
+    /// ```
+    /// use parser_generic::pythonic::ArgsScanner;
+    /// let mut scanner = ArgsScanner::default();
+    /// for byte in "a='x".bytes() {
+    ///     scanner.step(byte);
+    /// }
+    /// assert!(scanner.stays_in_string("yz \"q\" "));
+    /// assert!(!scanner.stays_in_string("y'"));
+    /// assert!(!scanner.stays_in_string("y\\"));
+    /// ```
+    #[inline]
+    pub fn stays_in_string(&self, text: &str) -> bool {
+        self.quote != 0
+            && !self.escape
+            && !text.bytes().any(|byte| byte == self.quote || byte == b'\\')
+    }
+
     /// Reads one byte. Multi-byte characters never match the ASCII bytes looked at here.
     pub fn step(&mut self, byte: u8) -> ArgsStep {
         if self.quote != 0 {
@@ -384,5 +417,75 @@ impl ArgsScanner {
             _ => {}
         }
         ArgsStep::Inside
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArgsScanner, ArgsStep, literal_to_json};
+
+    /// Strings convert with every escape Python writes, runs of plain text (ASCII and multi-byte)
+    /// between them, control characters and quotes of the other kind.
+    #[test]
+    fn strings_convert_with_their_escapes() {
+        let literal = "{'s': 'a\\n\\t\\r\\0\\a\\b\\f\\v\\x41\\u00e9\\U0001F600 caf\u{e9} \"q\" \\\\ \\' \\q \u{1}', \
+                       \"d\": \"it's \\\"x\\\"\", 'e': '', 'c': 'line\\\ncontinued'}";
+        let json = literal_to_json(literal).expect("converts");
+        let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(
+            value["s"],
+            "a\n\t\r\0\u{7}\u{8}\u{c}\u{b}A\u{e9}\u{1F600} caf\u{e9} \"q\" \\ ' \\q \u{1}"
+        );
+        assert_eq!(value["d"], "it's \"x\"");
+        assert_eq!(value["e"], "");
+        assert_eq!(value["c"], "linecontinued");
+        for broken in [
+            "{'s': 'open",
+            "{'s': 'a\\",
+            "{'s': '\\x4'}",
+            "{'s': '\\u00zz'}",
+        ] {
+            assert_eq!(literal_to_json(broken), None, "{broken:?}");
+        }
+    }
+
+    /// `stays_in_string` is true exactly when stepping through the piece keeps the scanner inside the
+    /// same string with nothing changed: every piece of literals with both quotes and escapes.
+    #[test]
+    fn stays_in_string_agrees_with_stepping() {
+        let literals = [
+            "['a \"b\" c', \"it's\", 'x\\'y\\\\', {'k': [1, 'é北']}]",
+            "(a='\\\\\\'', b=\"\\\"\")",
+        ];
+        for literal in literals {
+            for start in 0..literal.len() {
+                for end in start..=literal.len() {
+                    if !literal.is_char_boundary(start) || !literal.is_char_boundary(end) {
+                        continue;
+                    }
+                    let mut before = ArgsScanner::default();
+                    for byte in literal[..start].bytes() {
+                        before.step(byte);
+                    }
+                    let piece = &literal[start..end];
+                    let mut after = before.clone();
+                    let unchanged = piece
+                        .bytes()
+                        .all(|byte| after.step(byte) == ArgsStep::Inside && after.in_string())
+                        && (after.quote, after.escape) == (before.quote, before.escape);
+                    if before.stays_in_string(piece) {
+                        assert!(unchanged, "{literal:?} {start}..{end}");
+                    }
+                    if unchanged && before.in_string() && !before.escape {
+                        let plain = !piece.bytes().any(|b| b == before.quote || b == b'\\');
+                        assert_eq!(
+                            before.stays_in_string(piece),
+                            plain,
+                            "{literal:?} {start}..{end}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

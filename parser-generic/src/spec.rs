@@ -232,6 +232,16 @@ pub struct Analysis {
     /// anything follows it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub calls_end_reasoning: bool,
+    /// Other spellings of markers, as `(marker, spelling)` pairs: the parser reads `spelling`
+    /// wherever it reads `marker` (MiniCPM 5's tokenizer decodes `<function name="` as
+    /// `<functionname="` when its special tokens are kept), the grammar writes `marker` only. Both
+    /// are compared trimmed, as the markers are. A spelling stands for the marker in every set the
+    /// scanner matches (call openers, argument names, value and call ends, dropped tokens); the
+    /// suffixes found by a bounded search after a name or id (`func_name_suffix`,
+    /// `arg_name_suffix`, `call_id_suffix`) keep one spelling. The analyzer finds one spelling per
+    /// marker and leaves this empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub marker_spellings: Vec<(String, String)>,
     /// Every non-empty marker, trimmed: tokens a tokenizer must keep and a grammar may trigger on.
     pub preserved_tokens: Vec<String>,
     /// Post-analysis patches that were applied, by name.

@@ -15,15 +15,21 @@ pub(super) const DROP: usize = 1;
 pub(super) struct Syntax {
     pub format: ToolFormat,
     pub call_id: CallIdPosition,
-    pub section_start: &'static str,
     /// The end of the tool-call section (empty when none).
     pub section_end: &'static str,
     pub per_call_start: &'static str,
+    /// Every spelling of the section start, the spec's first ([`Analysis::marker_spellings`]).
+    pub section_starts: &'static [&'static str],
+    /// Every spelling of the per-call start.
+    pub per_call_starts: &'static [&'static str],
     pub func_name_prefix: &'static str,
+    /// Every spelling of the function-name prefix.
+    pub func_name_prefixes: &'static [&'static str],
     pub func_name_suffix: &'static str,
     pub call_id_prefix: &'static str,
     pub call_id_suffix: &'static str,
-    pub arg_name_prefix: &'static str,
+    /// Every spelling of the argument-name prefix.
+    pub arg_name_prefixes: &'static [&'static str],
     pub arg_name_suffix: &'static str,
     pub arg_value_prefix: &'static str,
     /// JSON_NATIVE field names.
@@ -70,6 +76,33 @@ pub(super) struct Syntax {
 /// A marker as matched: trimmed, interned.
 fn m(text: &str) -> &'static str {
     intern(text.trim())
+}
+
+/// `markers` and the spec's other spellings of them ([`Analysis::marker_spellings`], trimmed): every
+/// set the scanner matches is widened by this, so a spelling stands wherever its marker does.
+pub(super) fn spelled<'a>(analysis: &'a Analysis, markers: &[&'a str]) -> Vec<&'a str> {
+    let mut all = markers.to_vec();
+    for (marker, spelling) in &analysis.marker_spellings {
+        let (marker, spelling) = (marker.trim(), spelling.trim());
+        if !marker.is_empty() && markers.contains(&marker) && !all.contains(&spelling) {
+            all.push(spelling);
+        }
+    }
+    all
+}
+
+/// [`spelled`], interned.
+fn spelled_list(analysis: &Analysis, markers: &[&str]) -> &'static [&'static str] {
+    intern_list(&spelled(analysis, markers))
+}
+
+/// A marker's spellings, the marker first; none when it is empty.
+fn spellings_of(analysis: &Analysis, marker: &'static str) -> &'static [&'static str] {
+    if marker.is_empty() {
+        intern_list(&[])
+    } else {
+        spelled_list(analysis, &[marker])
+    }
 }
 
 /// A marker that delimits JSON arguments, unless it is the JSON brace itself (an analysis may report
@@ -130,7 +163,7 @@ impl Syntax {
         }
         let openers = match format {
             ToolFormat::None => intern_list(&[]),
-            _ => intern_list(&openers),
+            _ => spelled_list(analysis, &openers),
         };
         let mut drops: Vec<&str> = analysis.end_of_turn.iter().map(|t| t.trim()).collect();
         // Content written like a call (`>>>all`): read by the call head, not dropped.
@@ -151,10 +184,11 @@ impl Syntax {
         if analysis.calls_end_reasoning && analysis.reasoning != crate::spec::ReasoningMode::None {
             drops.push(k.reasoning_end.trim());
         }
+        let mut drops = spelled(analysis, &drops);
         drops.retain(|d| !d.is_empty() && !openers.contains(d));
         let drops = intern_list(&drops);
 
-        let mut stop_list = vec![args_end, func_close, per_call_end, section_end];
+        let mut stop_list = spelled(analysis, &[args_end, func_close, per_call_end, section_end]);
         stop_list.extend_from_slice(openers);
         stop_list.extend_from_slice(drops);
         let stops = marker_set(&[&stop_list]);
@@ -172,7 +206,7 @@ impl Syntax {
         if format == ToolFormat::TagWithJson {
             followers.push("{");
         }
-        let name_followers = intern_list(&followers);
+        let name_followers = spelled_list(analysis, &followers);
 
         let mut between = vec![
             args_end,
@@ -192,12 +226,13 @@ impl Syntax {
         if call_id == CallIdPosition::PostArgs {
             between.push(call_id_prefix);
         }
-        let after_literals = intern_list(&between);
-        let block_ends = intern_list(&[func_close, per_call_end, section_end]);
-        let mut body = vec![arg_name_prefix];
+        let after_literals = spelled_list(analysis, &between);
+        let block_ends = spelled_list(analysis, &[func_close, per_call_end, section_end]);
+        let arg_name_prefixes = spellings_of(analysis, arg_name_prefix);
+        let mut body = arg_name_prefixes.to_vec();
         body.extend_from_slice(block_ends);
         body.extend_from_slice(openers);
-        body.push(arg_separator);
+        body.extend(spelled(analysis, &[arg_separator]));
         body.extend_from_slice(drops);
         let body_literals = intern_list(&body);
 
@@ -211,15 +246,19 @@ impl Syntax {
                 interrupters.push(section_end);
             }
         }
-        let value_followers = [
-            arg_name_prefix,
-            func_close,
-            per_call_end,
-            section_end,
-            arg_separator,
-        ];
+        let interrupters = spelled(analysis, &interrupters);
+        let value_followers = spelled(
+            analysis,
+            &[
+                arg_name_prefix,
+                func_close,
+                per_call_end,
+                section_end,
+                arg_separator,
+            ],
+        );
         let value = value_syntax(
-            &[arg_value_suffix],
+            &spelled(analysis, &[arg_value_suffix]),
             &interrupters,
             (!arg_value_suffix.is_empty()).then_some(&value_followers[..]),
             true,
@@ -235,7 +274,7 @@ impl Syntax {
         let bare = matches!(format, ToolFormat::JsonNative | ToolFormat::Pythonic)
             && (analysis.calls_at_start || (section_start.is_empty() && per_call_start.is_empty()));
 
-        let mut tokens = vec![
+        let tokens = vec![
             section_start,
             section_end,
             per_call_start,
@@ -256,19 +295,22 @@ impl Syntax {
             m(&k.content_start),
             m(&k.content_end),
         ];
+        let mut tokens = spelled(analysis, &tokens);
         tokens.extend_from_slice(drops);
 
         Syntax {
             format,
             call_id,
-            section_start,
             section_end,
             per_call_start,
+            section_starts: spellings_of(analysis, section_start),
+            per_call_starts: spellings_of(analysis, per_call_start),
             func_name_prefix,
+            func_name_prefixes: spellings_of(analysis, func_name_prefix),
             func_name_suffix,
             call_id_prefix,
             call_id_suffix,
-            arg_name_prefix,
+            arg_name_prefixes,
             arg_name_suffix,
             arg_value_prefix,
             json,
@@ -277,7 +319,7 @@ impl Syntax {
             content: marker_set(&[openers, drops]),
             openers,
             stops,
-            args_openers: intern_list(&[args_start, call_id_suffix]),
+            args_openers: spelled_list(analysis, &[args_start, call_id_suffix]),
             name_followers,
             after_literals,
             block_ends,

@@ -191,6 +191,19 @@ impl CallMachine for Machine {
             }
             State::Json => self.json.take_plain(text),
             State::ArgsObject => self.scanner.take_string_run(text),
+            // Python arguments are kept for the conversion at `)`: a delta inside a string is kept
+            // as it is, as `py_args` would (nothing is written until the call ends).
+            // Once spilled over the buffer limit they stream as raw argument text (written below).
+            State::PyArgs if self.py.stays_in_string(text) => {
+                if self.py_spilled {
+                    true
+                } else if self.py_args.len() + text.len() <= self.calls.buffer_limit() {
+                    self.py_args.push_str(text);
+                    return true;
+                } else {
+                    false
+                }
+            }
             // A tagged string value writes the delta itself (escaped).
             State::Value => {
                 let value = self.syntax.value;
@@ -269,7 +282,7 @@ impl Machine {
                     Ok(Head::Python { name, list, len }) => {
                         self.in_array = list;
                         self.py_section =
-                            !s.section_start.is_empty() && rest.starts_with(s.section_start);
+                            s.section_starts.iter().any(|start| rest.starts_with(start));
                         self.open_call(out, name, None);
                         pos += len;
                     }
@@ -455,7 +468,7 @@ impl Machine {
                         Literal::No => self.state = State::Raw,
                         Literal::Whole(len) => {
                             let marker = &after[..len];
-                            if marker == s.arg_name_prefix {
+                            if s.arg_name_prefixes.contains(&marker) {
                                 self.state = State::ParamHead;
                             } else if s.block_ends.contains(&marker) || s.openers.contains(&marker)
                             {

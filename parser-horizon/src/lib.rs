@@ -20,7 +20,8 @@
 //! per format and types values only by the schema. The machine is built on parser-core's scanner, call
 //! bookkeeping, tagged-value reader and JSON call reader.
 //!
-//! No constrained-decoding grammar yet (the three layouts, and the type element, are not described).
+//! Its constrained-decoding grammar ([`constraint`]) generates the native layout only (`xml`, the
+//! template's default), from the same markers.
 //!
 //! # Stage
 //! The output starts in reasoning (vLLM's `k2_horizon` reasoning parser reads it as DeepSeek-R1's: the
@@ -50,6 +51,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod constraint;
 pub mod markers;
 mod tool;
 

@@ -6,3 +6,4 @@ use parser_horizon as _;
 
 mod behaviour;
 mod corpus;
+mod grammar;

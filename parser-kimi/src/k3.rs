@@ -35,8 +35,9 @@
 //! key, values typed by the schema). The machine runs on parser-core's scanner, call bookkeeping and
 //! tagged-value reader, like `k2`'s.
 //!
-//! No constrained-decoding grammar yet: the call head holds a running `index` and each value its own
-//! type name, which parser-core's parameter tags do not describe.
+//! The constrained-decoding grammar ([`crate::constraint::k3_format`]) is built from these markers,
+//! as parser-core's element calls (`CallName::Elements`): the running `index` as digits, each value's
+//! type name from its schema.
 
 use parser_core::{
     BlockInReasoning, CallMachine, Calls, Carry, Composed, ContentStep, Deltas, Found, Literal,
@@ -73,6 +74,17 @@ pub const CALL_CLOSE: &str = "<|close|>call<|sep|>";
 pub const ARGUMENT_OPEN: &str = "<|open|>argument ";
 /// Closes an argument.
 pub const ARGUMENT_CLOSE: &str = "<|close|>argument<|sep|>";
+
+/// The attribute of a call's head that names it.
+pub const TOOL_ATTRIBUTE: &str = "tool";
+/// The attribute of a call's head that holds the running index (not read; the grammar writes it).
+pub const INDEX_ATTRIBUTE: &str = "index";
+/// The attribute of an argument's head that names the parameter.
+pub const KEY_ATTRIBUTE: &str = "key";
+/// The attribute of an argument's head that names the value's type.
+pub const TYPE_ATTRIBUTE: &str = "type";
+/// The type name of a raw string value.
+pub const STRING_TYPE: &str = "string";
 
 /// The longest attribute list read before a head is taken not to be one; decided on the text seen so
 /// far, so every chunking decides alike.
@@ -389,7 +401,7 @@ impl Machine {
             Ok(head) => head,
             Err(head) => return head,
         };
-        match attribute(attrs, "tool") {
+        match attribute(attrs, TOOL_ATTRIBUTE) {
             Some(name) if !name.is_empty() => {
                 unescape_into(name, &mut self.name);
                 Head::Complete(len)
@@ -405,11 +417,11 @@ impl Machine {
             Ok(head) => head,
             Err(head) => return head,
         };
-        let Some(key) = attribute(attrs, "key") else {
+        let Some(key) = attribute(attrs, KEY_ATTRIBUTE) else {
             return Head::Not;
         };
-        let value_type = match attribute(attrs, "type") {
-            None | Some("string") => ValueType::String,
+        let value_type = match attribute(attrs, TYPE_ATTRIBUTE) {
+            None | Some(STRING_TYPE) => ValueType::String,
             // Anything else is written as JSON: parsed when it is, kept as a string when not.
             Some(_) => ValueType::Any,
         };

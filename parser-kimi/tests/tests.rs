@@ -4,5 +4,6 @@
 mod behaviour;
 mod corpus;
 mod grammar;
+mod grammar_k3;
 mod k3;
 mod properties;

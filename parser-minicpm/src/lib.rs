@@ -1,8 +1,9 @@
-//! OpenBMB's MiniCPM 5 reasoning and tool-call format, for llm-parse.
+//! OpenBMB's MiniCPM 5 and MiniCPM-V reasoning and tool-call formats, for llm-parse.
 //!
 //! | parser | models | reasoning | calls |
 //! |---|---|---|---|
 //! | `minicpm5` | OpenBMB MiniCPM 5 | `<think>` … `</think>` written by the model, on by default (`enable_thinking`; `<think>\n\n</think>\n\n` in the prompt when off) | bare `<function name="NAME"><param name="KEY">VALUE</param></function>`, values typed by the tool schema |
+//! | `minicpmv` | OpenBMB MiniCPM-V 4.5 (Qwen3-based) | `<think>` … `</think>`, off by default (`enable_thinking`) | Qwen3-Coder `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`, typed by the tool schema |
 //!
 //! The wire format, as the model writes it after the generation prompt `<|im_start|>assistant\n`:
 //!
@@ -19,14 +20,12 @@
 //!
 //! # What the peers also read, and this parser does not
 //! The peers parse each block as XML after the fact, and so also read spellings that a decoder with
-//! special tokens kept, or a looser model, writes: `<functionname="` / `<paramname="` (the tokenizer's
-//! own tokens, decoded without their space), `Ġ` for the space (a byte-level decoder left raw), values
-//! in `<![CDATA[…]]>`, and a lone `properties` parameter holding the arguments as a dict. The generic
-//! engine reads one spelling per marker, the template's; the others are content (a CDATA value is the
-//! string written, markers included), recorded as deviations in the corpus. (Respelling
-//! `<functionname="` as `<function name="` in a filter before the engine was tried and dropped: where
-//! the respelled text stays content, the content is no longer the text the model wrote, which the
-//! fuzzer's leak check caught; reading both spellings needs alternative markers in the engine.) The peers also refuse
+//! special tokens kept, or a looser model, writes. The tokenizer's own tokens decoded without their
+//! space, `<functionname="` / `<paramname="`, are read here too: the spec lists them as other
+//! spellings of the two markers ([`Analysis::marker_spellings`]; the grammar writes the template's
+//! spelling). Not read: `Ġ` for the space (a byte-level decoder left raw), values in
+//! `<![CDATA[…]]>` (the string written, markers included), and a lone `properties` parameter holding
+//! the arguments as a dict; recorded as deviations in the corpus. The peers also refuse
 //! calls the tool schema does not allow (unknown names and parameters, duplicate or missing required
 //! parameters) and give them back as text; here a call is a call (names are not checked, DESIGN §4.6).
 //!
@@ -52,8 +51,43 @@
 //! assert_eq!(message.tool_calls[0].name, "get_weather");
 //! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
 //! ```
+//!
+//! # MiniCPM-V
+//! MiniCPM-V 4.5 is built on Qwen3 and writes Qwen3's format: `<think>` reasoning, which its
+//! template leaves off unless the request sets `enable_thinking` (so a `<think>` the model writes
+//! anyway is still read as reasoning), and Qwen3-Coder's XML calls. Two things are its own, both
+//! as vLLM's `minicpmv` parser reads them:
+//! - the reserved tokens `<reserved_12>` … `<reserved_15>` and `<|reserved_12|>` … `<|reserved_15|>`
+//!   are dropped like `<|im_end|>` (data: the spec's end-of-turn tokens);
+//! - the tokenizer decodes a newline as the two characters `\` `n` (one token), so reasoning and
+//!   content have their written-out newlines restored: `\n`, `\r`, `\r\n` become a newline, except
+//!   inside code (`` `…` ``, ```` ```…``` ````), LaTeX (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) and after
+//!   a run of backslashes. Call arguments are kept as written. This is the one thing the generic
+//!   engine does not do, so [`minicpmv`] wraps the engine's parser in a small filter on its
+//!   reasoning and content (at most three bytes held, so streaming still equals one-shot).
+//!
+//! Where vLLM differs: with thinking off it drops what the model writes inside `<think>` and a stray
+//! `</think>`; here that text is reasoning and the stray closer is content (DESIGN §4.6: nothing
+//! dropped), recorded as deviations in the corpus.
+//!
+//! ```
+//! use parser_core::ParseOptions;
+//!
+//! let options = ParseOptions::new().with_prompt_tail("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+//! let message = parser_minicpm::minicpmv(&options).parse(concat!(
+//!     "Line one\\nline two `a\\nb`",
+//!     "<tool_call><function=get_weather><parameter=city>SF</parameter></function></tool_call>",
+//! ));
+//! assert_eq!(message.content.as_deref(), Some("Line one\nline two `a\\nb`"));
+//! assert_eq!(message.tool_calls[0].arguments, r#"{"city": "SF"}"#);
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+mod minicpmv;
+mod newlines;
+
+pub use minicpmv::{MINICPMV, SPECIAL_TOKENS_V, constraint_v, minicpmv, spec_v};
 
 use parser_core::constraint::{Constraint, ConstraintEntry, ConstraintRequest};
 use parser_core::{Error, ParseOptions, Parser, ParserEntry};
@@ -87,6 +121,11 @@ pub fn spec() -> Analysis {
         ),
         turn_start: vec!["<|im_start|>assistant".into()],
         end_of_turn: vec!["<|im_end|>".into()],
+        // The tokenizer's own tokens, decoded with special tokens kept: no space inside.
+        marker_spellings: vec![
+            ("<function name=\"".into(), "<functionname=\"".into()),
+            ("<param name=\"".into(), "<paramname=\"".into()),
+        ],
         ..Analysis::default()
     }
 }
@@ -104,6 +143,8 @@ pub const SPECIAL_TOKENS: &[&str] = &[
     "<param name=\"",
     "</param>",
     "<|im_end|>",
+    "<functionname=\"",
+    "<paramname=\"",
 ];
 
 /// The `minicpm5` parser for one request.
@@ -136,4 +177,23 @@ parser_core::inventory::submit! {
 
 parser_core::inventory::submit! {
     ConstraintEntry { parser: "minicpm5", build: constraint }
+}
+
+parser_core::inventory::submit! {
+    ParserEntry {
+        name: "minicpmv",
+        family: "minicpm",
+        // vLLM's `minicpmv` reasoning (and tool) parser is the parser's own name.
+        aliases: &["minicpm-v"],
+        models: &["minicpm-v"],
+        summary: "OpenBMB MiniCPM-V 4.5: Qwen3 <think> (off by default) and Qwen3-Coder XML calls, written-out \\n newlines restored outside code",
+        sample: "<think>The user wants the weather.\\nParis, three days.</think>Let me check.\\n<tool_call><function=get_weather><parameter=city>Paris</parameter><parameter=days>3</parameter></function></tool_call><|im_end|>",
+        sample_prompt_tail: "<|im_start|>user\nWeather in Paris for three days?<|im_end|>\n<|im_start|>assistant\n",
+        special_tokens: SPECIAL_TOKENS_V,
+        build: minicpmv,
+    }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "minicpmv", build: constraint_v }
 }

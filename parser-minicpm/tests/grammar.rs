@@ -18,10 +18,16 @@ use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
 
 const EOS: &[&str] = &["<|im_end|>"];
 const TAIL: &str = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n";
+/// MiniCPM-V with thinking off, as its template renders it.
+const TAIL_V: &str =
+    "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 /// Corpus cases the grammar refuses, each with the reason.
 const REFUSED: &[&str] = &[
     // Text after a call: the parser reads it as content; the grammar ends the turn after the calls.
     "vllm/minicpm5/call_between_text",
+    // The tokenizer's `<functionname="` spelling: the parser reads it, the grammar writes the
+    // template's `<function name="` only.
+    "vllm/minicpm5/collapsed_tags",
     // A function not among the request's tools.
     "vllm/minicpm5/unknown_tool",
     // Text between and after the calls (as above).
@@ -37,7 +43,11 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let run = corpus_acceptance(
         &dir,
-        &["vllm/minicpm5.jsonl", "authored/minicpm.jsonl"],
+        &[
+            "vllm/minicpm5.jsonl",
+            "vllm/minicpmv.jsonl",
+            "authored/minicpm.jsonl",
+        ],
         EOS,
     );
     let refused: Vec<&str> = run.refused.iter().map(|(id, _)| id.as_str()).collect();
@@ -73,11 +83,18 @@ fn required_calls(#[case] output: &str, #[case] parallel: bool, #[case] accepted
 
 #[test]
 fn sampled_outputs_parse_into_valid_calls() {
-    let settings = [Setting {
-        parser: "minicpm5",
-        prompt_tail: TAIL,
-        lazy_prefix: "<think>Paris.\n</think>\n",
-    }];
+    let settings = [
+        Setting {
+            parser: "minicpm5",
+            prompt_tail: TAIL,
+            lazy_prefix: "<think>Paris.\n</think>\n",
+        },
+        Setting {
+            parser: "minicpmv",
+            prompt_tail: TAIL_V,
+            lazy_prefix: "Paris.\n",
+        },
+    ];
     // No call-closing tag among the hints: written inside a JSON value's string it would end the value
     // in the parser (a hole `%json` cannot close); the reasoning closer ends the free reasoning text.
     let hints = ["</think>", "\"", "}", "]", "1", "null"];

@@ -6,7 +6,8 @@
 //! | `minimax-m3` | MiniMax-M3 | `<mm:think>…</mm:think>`, written by the model (or opened by the prompt when `thinking_mode` is `enabled`) | every tag behind `]<]minimax[>[`: `<tool_call>`, `<invoke name="NAME">`, one element per parameter (`<city>Paris</city>`), nested elements for objects, `<item>` for arrays |
 //!
 //! MiniMax-M2 is **data** for the generic engine (below); MiniMax-M3 is a state machine ([`m3`], which
-//! says why: each value's closer repeats its parameter's name, and values nest).
+//! says why: each value's closer repeats its parameter's name, and values nest), its grammar
+//! ([`m3_grammar`]) parser-core's element calls built from the same markers.
 //!
 //! # MiniMax-M2
 //! The wire format, as the model writes it after the generation prompt `]~b]ai\n<think>\n`:
@@ -85,6 +86,7 @@
 #![deny(missing_docs)]
 
 pub mod m3;
+pub mod m3_grammar;
 
 pub use m3::{MiniMaxM3ToolParser, minimax_m3};
 
@@ -182,4 +184,8 @@ parser_core::inventory::submit! {
         special_tokens: m3::SPECIAL_TOKENS,
         build: minimax_m3,
     }
+}
+
+parser_core::inventory::submit! {
+    ConstraintEntry { parser: "minimax-m3", build: m3_grammar::constraint }
 }

@@ -20,10 +20,10 @@
 //! stack of open elements. The machine runs on parser-core's scanner and call machinery like the
 //! other hand-written families.
 //!
-//! # No grammar yet
-//! `minimax-m3` registers no constrained-decoding grammar: parser-core's constraint describes a
-//! parameter by fixed tags around its key and value, and here the closer names the key and a value
-//! may be nested elements (an XML rendering of its JSON schema). `llm-parse --grammar` says so.
+//! # Grammar
+//! The constrained-decoding grammar ([`crate::m3_grammar`]) is built from these markers, as
+//! parser-core's element calls (`CallName::Elements`): each closer names its parameter, declared
+//! objects and arrays nest as elements.
 //!
 //! # Reading rules
 //! - A call is committed at its complete name: `]<]minimax[>[<tool_call>`, whitespace, then
@@ -74,7 +74,11 @@ pub const END_OF_TURN: &str = "[e~[";
 pub const ASSISTANT: &str = "]~b]ai";
 
 /// Opens an element (`]<]minimax[>[<NAME>`) or, followed by `/`, closes one.
-const TAG_OPEN: &str = "]<]minimax[>[<";
+pub const TAG_OPEN: &str = "]<]minimax[>[<";
+/// Ends an element's tag.
+pub const TAG_END: &str = ">";
+/// The element of each entry of an array value.
+pub const ITEM: &str = "item";
 
 /// The longest function name or element name read before the text is taken not to be one; every
 /// head is decided on the text seen so far within this bound, so that every chunking decides alike.
@@ -740,7 +744,7 @@ fn write_value(element: &Element, schema: Option<&Value>, out: &mut String) {
         out.push_str(&value_type.coerce(&element.text));
         return;
     }
-    if allows(schema, &ValueType::Array) && element.children[0].tag == "item" {
+    if allows(schema, &ValueType::Array) && element.children[0].tag == ITEM {
         out.push('[');
         for (index, child) in element.children.iter().enumerate() {
             if index > 0 {

@@ -2,10 +2,11 @@
 //! vocabulary: corpus outputs are accepted, wrong outputs refused, and sampled outputs parse into valid
 //! calls whose arguments fit their schemas.
 
+// Shared with `grammar_m3` (a file may be loaded as a module once per binary).
 #[path = "../../parser-core/tests-support/family.rs"]
-mod family;
+pub(crate) mod family;
 #[path = "../../parser-core/tests-support/llg.rs"]
-mod llg;
+pub(crate) mod llg;
 
 use std::path::Path;
 use std::sync::Arc;

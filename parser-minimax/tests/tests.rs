@@ -7,4 +7,5 @@ use parser_minimax as _;
 mod behaviour;
 mod corpus;
 mod grammar;
+mod grammar_m3;
 mod m3;

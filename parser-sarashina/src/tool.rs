@@ -20,7 +20,8 @@
 //! - `</s>` is dropped; `<|user|>` ends the reply.
 
 use parser_core::{
-    Calls, Carry, ContentStep, MarkerSet, ParseOptions, Sink, ToolParser, leading_ws,
+    CallMachine, Calls, Carry, ContentStep, Deltas, MarkerSet, ParseOptions, Sink, ToolParser,
+    leading_ws,
 };
 use parser_generic::pythonic::{ArgsScanner, ArgsStep, literal_to_json};
 use serde::Deserialize;
@@ -80,9 +81,14 @@ impl SarashinaToolParser {
 }
 
 impl ToolParser for SarashinaToolParser {
+    #[inline]
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        self.carry
-            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+        self.carry.feed_calls(text, &mut self.machine, out);
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        self.carry.feed_calls_deltas(text, &mut self.machine, out);
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -113,6 +119,28 @@ struct Call<'a> {
     name: String,
     #[serde(borrow)]
     arguments: Option<&'a RawValue>,
+}
+
+impl CallMachine for Machine {
+    fn step(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        self.run(text, eof, out)
+    }
+
+    fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
+        (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
+    }
+
+    /// Inside the literal, a delta that stays inside a string is kept as it is, as `run` would keep it
+    /// (nothing is written before the list closes).
+    #[inline]
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, _out: &mut S) -> bool {
+        let fits = self.held.len() + text.len() <= self.calls.buffer_limit();
+        if self.state == State::Literal && fits && self.scanner.stays_in_string(text) {
+            self.held.push_str(text);
+            return true;
+        }
+        false
+    }
 }
 
 impl Machine {

@@ -1,5 +1,6 @@
 //! Measures every output format against the performance targets and prints markdown tables with
-//! PASS/MISS: one section per format ([`benchmarks::FORMATS`]), then an overview and the count of PASS and
+//! PASS/MISS: one section per format ([`benchmarks::all_formats`]: the hand-written formats, then one per
+//! other registered entry, made from its own sample), then an overview and the count of PASS and
 //! MISS over all sections.
 //!
 //! Run it as `cargo xtask bench` (which is `cargo run --release -p benchmarks --bin bench-table`). A debug
@@ -37,9 +38,9 @@ use std::time::Duration;
 use benchmarks::counting::{self, Counting};
 use benchmarks::hostile_outputs::{UNCLOSED_BLOCKS, UNCLOSED_LARGE, UNCLOSED_SMALL};
 use benchmarks::{
-    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, DEEPSEEK_V31, FORMATS, Format, Harness,
-    LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status, chunks, consume_events,
-    realistic_tools, stream,
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, DEEPSEEK_V31, Format, Harness,
+    LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status, all_formats, chunks, consume_events,
+    realistic_tools, sampled_formats, stream,
 };
 use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
@@ -99,8 +100,14 @@ fn unregistered(what: impl Into<String>, target: &str) -> Row {
 #[derive(Default)]
 struct Summary {
     one_shot: Option<String>,
+    /// The one-shot median (construction counted), for the whole-stream ratio.
+    one_shot_ns: Option<f64>,
     /// Nanoseconds per push at each streaming size.
     per_push: Vec<(usize, String)>,
+    /// Nanoseconds per push in the content phase of a format that thinks.
+    content_per_push: Option<String>,
+    /// Whole 100 KB stream time / one-shot time.
+    stream_ratio: Option<String>,
     long_argument: Option<String>,
     construction: Option<String>,
     allocations: Vec<String>,
@@ -156,7 +163,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         };
     }
-    let sections: Vec<Section> = FORMATS
+    let sections: Vec<Section> = all_formats()
         .iter()
         .map(|&format| {
             let section =
@@ -166,6 +173,15 @@ fn main() -> ExitCode {
             section
         })
         .collect();
+    // A registered entry that no format measures (its sample could not be inflated): say so.
+    let unsampled: Vec<String> = sampled_formats()
+        .iter()
+        .filter_map(|f| f.as_ref().err())
+        .map(|(name, why)| format!("`{name}`: {why}"))
+        .collect();
+    for why in &unsampled {
+        println!("> **Warning**: no bench workloads for {why}\n");
+    }
     let hostile_problems = hostile_section(&harness);
     let constraint_problems = constraint_section(&harness);
     print_overview(&sections);
@@ -175,6 +191,7 @@ fn main() -> ExitCode {
         eprintln!("bench-table: no format has a parser");
         ExitCode::from(2)
     } else if sections.iter().any(|s| !s.problems.is_empty())
+        || !unsampled.is_empty()
         || constraint_problems
         || hostile_problems
     {
@@ -303,8 +320,10 @@ fn check_output(format: &Format, parsers: &ParserFactory, problems: &mut Vec<Str
     let reasoning = message.reasoning_trimmed().map_or(0, str::len);
     let content = message.content_trimmed().map_or(0, str::len);
     let long_enough = |len: usize| len >= ONE_SHOT * 9 / 10;
+    // A sampled format whose sample thinks and then only calls has no content to check.
+    let wants_content = format.sampled.is_none_or(|sampled| sampled.has_content());
     if format.reasoning {
-        if !long_enough(reasoning) || content == 0 {
+        if !long_enough(reasoning) || (wants_content && content == 0) {
             problems.push(format!(
                 "the {ONE_SHOT}-byte output should be ~95% reasoning, then content; got {reasoning} bytes \
                  of reasoning and {content} of content"
@@ -348,12 +367,57 @@ fn check_output(format: &Format, parsers: &ParserFactory, problems: &mut Vec<Str
             "streaming the output in {DELTA}-char deltas gives another message than one-shot"
         ));
     }
+    if let Some(text) = format.content_output(ONE_SHOT) {
+        let content_message = parsers.make().parse(&text);
+        let content = content_message.content_trimmed().map_or(0, str::len);
+        if !long_enough(content)
+            || !same_ignoring_ids(
+                &ParsedMessage {
+                    reasoning: None,
+                    content: None,
+                    ..content_message.clone()
+                },
+                &ParsedMessage {
+                    reasoning: None,
+                    content: None,
+                    ..message
+                },
+            )
+        {
+            problems.push(format!(
+                "the {ONE_SHOT}-byte content-phase output should be ~95% content and the same calls; got \
+                 {content} bytes of content and {} call(s)",
+                content_message.tool_calls.len()
+            ));
+        }
+        let streamed = streamed_message(&mut parsers.make(), &chunks(&text, DELTA));
+        if !same_ignoring_ids(&streamed, &content_message) {
+            problems.push(format!(
+                "streaming the content-phase output in {DELTA}-char deltas gives another message than \
+                 one-shot"
+            ));
+        }
+    }
 }
 
 /// Checks that the long-argument workload is one valid `write_file` call with the text intact.
 fn check_long_argument(format: &Format, parsers: &ParserFactory, problems: &mut Vec<String>) {
     let long = format.long_argument(TARGET_SIZE);
     let message = parsers.make().parse(&long.output);
+    if let Some(sampled) = format.sampled {
+        // The sample's own reasoning, content and other calls stay around the long argument.
+        if let Err(why) = sampled.check_long_argument(&message, &long.content) {
+            problems.push(format!("the long-argument output: {why}"));
+        }
+        let streamed = streamed_message(&mut parsers.make(), &chunks(&long.output, DELTA));
+        if !same_ignoring_ids(&streamed, &message) {
+            problems.push(format!(
+                "streaming the long-argument output in {DELTA}-char deltas gives another message than \
+                 one-shot"
+            ));
+        }
+        return;
+    }
     let intact = |arguments: &str| {
         serde_json::from_str::<Value>(arguments).is_ok_and(|value| {
             value.get("path").and_then(Value::as_str) == Some(LONG_ARGUMENT_PATH)
@@ -478,6 +542,7 @@ fn one_shot_rows(
         let measured = format!("{throughput:.2} GB/s ({})", time(m.median_ns()));
         if i == 0 {
             section.summary.one_shot = Some(format!("{throughput:.2} GB/s"));
+            section.summary.one_shot_ns = Some(m.median_ns());
         }
         section.rows.push(row(
             what,
@@ -512,33 +577,107 @@ fn streaming_rows(
     section: &mut Section,
 ) {
     let sizes: &[usize] = if full { &ALL_SIZES } else { &SIZES };
+    let phase = if format.reasoning {
+        "reasoning"
+    } else {
+        "content"
+    };
     for &size in sizes {
         let text = format.output(size);
         let pieces = chunks(&text, DELTA);
         let what = format!(
-            "Streaming, {DELTA}-char deltas, {} output ({} pushes): time per push",
+            "Streaming, {DELTA}-char deltas, {} output, {phase} phase ({} pushes): time per push",
             kb(text.len()),
             thousands(pieces.len() as u64)
         );
-        let Some(parsers) = parsers else {
-            section.rows.push(unregistered(what, "≤ 20 ns"));
-            continue;
-        };
-        let m = time_stream(harness, parsers, &pieces);
-        let per = |ns: f64| ns / pieces.len() as f64;
-        let (fast, slow) = m.range_ns();
-        section
-            .summary
-            .per_push
-            .push((size, format!("{:.1}", per(m.median_ns()))));
-        section.rows.push(row(
-            what,
-            format!("{:.1} ns", per(m.median_ns())),
-            format!("{:.1}–{:.1} ns", per(fast), per(slow)),
-            "≤ 20 ns",
-            Status::check(per(m.median_ns()) <= 20.0),
-        ));
+        if let Some(ns) = per_push_row(what, parsers, harness, &pieces, section) {
+            section.summary.per_push.push((size, ns));
+        }
     }
+    content_phase_row(format, parsers, harness, section);
+    whole_stream_row(format, parsers, harness, section);
+}
+
+/// Per push in the content phase of a format that thinks (its other streaming rows are reasoning).
+fn content_phase_row(
+    format: &Format,
+    parsers: Option<&ParserFactory>,
+    harness: &Harness,
+    section: &mut Section,
+) {
+    let Some(text) = format.content_output(LARGE_SIZE) else {
+        return;
+    };
+    let pieces = chunks(&text, DELTA);
+    let what = format!(
+        "Streaming, {DELTA}-char deltas, {} output, content phase ({} pushes): time per push",
+        kb(text.len()),
+        thousands(pieces.len() as u64)
+    );
+    section.summary.content_per_push = per_push_row(what, parsers, harness, &pieces, section);
+}
+
+/// Times streams of `pieces` and adds the time-per-push row (target 20 ns); the median, for the
+/// overview.
+fn per_push_row(
+    what: String,
+    parsers: Option<&ParserFactory>,
+    harness: &Harness,
+    pieces: &[&str],
+    section: &mut Section,
+) -> Option<String> {
+    let Some(parsers) = parsers else {
+        section.rows.push(unregistered(what, "≤ 20 ns"));
+        return None;
+    };
+    let m = time_stream(harness, parsers, pieces);
+    let per = |ns: f64| ns / pieces.len() as f64;
+    let (fast, slow) = m.range_ns();
+    section.rows.push(row(
+        what,
+        format!("{:.1} ns", per(m.median_ns())),
+        format!("{:.1}–{:.1} ns", per(fast), per(slow)),
+        "≤ 20 ns",
+        Status::check(per(m.median_ns()) <= 20.0),
+    ));
+    Some(format!("{:.1}", per(m.median_ns())))
+}
+
+/// The whole one-shot output streamed in 4-char deltas, against its one-shot time (construction
+/// counted in both).
+fn whole_stream_row(
+    format: &Format,
+    parsers: Option<&ParserFactory>,
+    harness: &Harness,
+    section: &mut Section,
+) {
+    let text = format.output(ONE_SHOT);
+    let pieces = chunks(&text, DELTA);
+    let what = format!(
+        "Whole {} output streamed in {DELTA}-char deltas ({} pushes, construction counted) / one-shot \
+         `parse` (construction counted)",
+        kb(text.len()),
+        thousands(pieces.len() as u64)
+    );
+    let (Some(parsers), Some(one_shot)) = (parsers, section.summary.one_shot_ns) else {
+        section.rows.push(unregistered(what, "≤ 10×"));
+        return;
+    };
+    let m = harness.measure(|| {
+        let mut parser = parsers.make();
+        stream(&mut parser, &pieces);
+        parser
+    });
+    let (fast, slow) = m.range_ns();
+    let ratio = m.median_ns() / one_shot;
+    section.summary.stream_ratio = Some(format!("{ratio:.1}×"));
+    section.rows.push(row(
+        what,
+        format!("{ratio:.1}× ({} / {})", time(m.median_ns()), time(one_shot)),
+        format!("{}–{}", time(fast), time(slow)),
+        "≤ 10×",
+        Status::check(ratio <= 10.0),
+    ));
 }
 
 fn long_argument_rows(
@@ -708,21 +847,7 @@ fn allocation_rows(
     );
     match output {
         Some(parsers) => {
-            let counted = allocations_in_window(parsers, &pieces, from, to);
-            let pushes = (to - from) as u64;
-            section.summary.allocations.push(per_push(counted, pushes));
-            section.rows.push(row(
-                what,
-                format!(
-                    "{} ({} calls / {} pushes)",
-                    per_push(counted, pushes),
-                    counted,
-                    thousands(pushes)
-                ),
-                "—".to_owned(),
-                "0",
-                Status::check(counted == 0),
-            ));
+            window_row(what, parsers, &pieces, (from, to), section);
             if full {
                 let whole = allocations_whole_stream(parsers, &pieces);
                 section.rows.push(row(
@@ -741,6 +866,9 @@ fn allocation_rows(
         }
         None => section.rows.push(unregistered(what, "0")),
     }
+    if let Some(text) = format.content_output(LARGE_SIZE) {
+        content_allocation_row(&text, output, section);
+    }
 
     let text = format.long_argument(LARGE_SIZE).output;
     let pieces = chunks(&text, DELTA);
@@ -755,24 +883,55 @@ fn allocation_rows(
     );
     match long {
         Some(parsers) => {
-            let counted = allocations_in_window(parsers, &pieces, from, to);
-            let pushes = (to - from) as u64;
-            section.summary.allocations.push(per_push(counted, pushes));
-            section.rows.push(row(
-                what,
-                format!(
-                    "{} ({} calls / {} pushes)",
-                    per_push(counted, pushes),
-                    counted,
-                    thousands(pushes)
-                ),
-                "—".to_owned(),
-                "0",
-                Status::check(counted == 0),
-            ));
+            window_row(what, parsers, &pieces, (from, to), section);
         }
         None => section.rows.push(unregistered(what, "0")),
     }
+}
+
+/// Allocator calls per push in the content phase of a format that thinks: from 25% of the pushes to 90%
+/// (the content prose runs to ~97%).
+fn content_allocation_row(text: &str, output: Option<&ParserFactory>, section: &mut Section) {
+    let pieces = chunks(text, DELTA);
+    let (from, to) = (pieces.len() / 4, pieces.len() * 9 / 10);
+    let what = format!(
+        "Allocator calls per push, steady state: pushes {}–{} of {} ({} output, content phase), after \
+         the first 25% on the same parser",
+        thousands(from as u64),
+        thousands(to as u64),
+        thousands(pieces.len() as u64),
+        kb(text.len())
+    );
+    let Some(parsers) = output else {
+        section.rows.push(unregistered(what, "0"));
+        return;
+    };
+    window_row(what, parsers, &pieces, (from, to), section);
+}
+
+/// The row of the allocator calls during pushes `from..to` (target 0).
+fn window_row(
+    what: String,
+    parsers: &ParserFactory,
+    pieces: &[&str],
+    (from, to): (usize, usize),
+    section: &mut Section,
+) {
+    let counted = allocations_in_window(parsers, pieces, from, to);
+    let pushes = (to - from) as u64;
+    section.summary.allocations.push(per_push(counted, pushes));
+    section.rows.push(row(
+        what,
+        format!(
+            "{} ({} calls / {} pushes)",
+            per_push(counted, pushes),
+            counted,
+            thousands(pushes)
+        ),
+        "—".to_owned(),
+        "0",
+        Status::check(counted == 0),
+    ));
 }
 
 fn print_section(section: &Section) {
@@ -813,10 +972,11 @@ fn print_overview(sections: &[Section]) {
     let mut out = String::new();
     out.push_str("## Overview\n\n");
     out.push_str(
-        "| Format | One-shot 100 KB | Per push, 4-char deltas (20 KB / 200 KB) | Long argument 20 KB \
-         (200 KB / 20 KB) | Construction | Allocator calls per push (prose; call) | PASS | MISS |\n",
+        "| Format | One-shot 100 KB | Per push, 4-char deltas (20 KB / 200 KB) | Per push, content phase \
+         (200 KB) | 100 KB stream / one-shot | Long argument 20 KB (200 KB / 20 KB) | Construction | \
+         Allocator calls per push (prose; [content;] call) | PASS | MISS |\n",
     );
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     let or_dash = |value: &Option<String>| value.clone().unwrap_or_else(|| "—".to_owned());
     let joined = |values: &[String], separator: &str, unit: &str| {
         if values.is_empty() {
@@ -829,14 +989,14 @@ fn print_overview(sections: &[Section]) {
         if !s.registered {
             let _ = writeln!(
                 out,
-                "| {} | not registered yet | | | | | | |",
+                "| {} | not registered yet | | | | | | | | |",
                 s.format.name
             );
             continue;
         }
         let _ = writeln!(
             out,
-            "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             s.format.name,
             if s.problems.is_empty() {
                 ""
@@ -854,6 +1014,11 @@ fn print_overview(sections: &[Section]) {
                 " / ",
                 " ns"
             ),
+            s.summary
+                .content_per_push
+                .as_ref()
+                .map_or_else(|| "—".to_owned(), |ns| format!("{ns} ns")),
+            or_dash(&s.summary.stream_ratio),
             or_dash(&s.summary.long_argument),
             or_dash(&s.summary.construction),
             joined(&s.summary.allocations, "; ", ""),
@@ -882,10 +1047,20 @@ fn print_overview(sections: &[Section]) {
 fn print_notes() {
     println!("Notes:");
     println!(
-        "- Workloads come from `benchmarks::FORMATS` (`Format::output`: ~95% reasoning, or content for a \
+        "- Workloads come from `benchmarks::all_formats()` (`Format::output`: ~95% reasoning, or content for a \
          model that does not think, then content and 3 calls; `Format::long_argument`: one `write_file` \
          call with a long string argument, JSON-escaped or, for XML parameters, raw). Every format uses \
          the same prose, calls and file text. Deterministic: same bytes on every run."
+    );
+    println!(
+        "- \"(sample)\" formats are the registered entries no hand-written format measures: the entry's own \
+         `sample` (its framing, content and calls) with the same prose inserted in front of its reasoning \
+         (or content), and, for the long argument, one string argument of its first call replaced by the \
+         file text written as the format writes strings. Their checks compare with the sample's own parse."
+    );
+    println!(
+        "- Content phase: a format that thinks also gets a 200 KB output whose prose is content (inserted in \
+         front of the content of a small output), for the per-push and allocation targets of that phase."
     );
     println!(
         "- The streaming rows of a format whose model does not think (Qwen3-Coder) measure the content \
@@ -1125,6 +1300,25 @@ mod tests {
             &mut problems,
         );
         assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    /// Every format's workloads (hand-written and sampled, content phase included) parse as intended, so
+    /// that no row of the table measures text its parser treats otherwise.
+    #[test]
+    fn every_format_checks_clean() {
+        let mut problems = Vec::new();
+        for format in all_formats() {
+            let (output, long) = (format.output_parsers(), format.long_argument_parsers());
+            let (Ok(output), Ok(long)) = (output, long) else {
+                problems.push(format!("{format}: no parser"));
+                continue;
+            };
+            let mut found = Vec::new();
+            check_output(format, &output, &mut found);
+            check_long_argument(format, &long, &mut found);
+            problems.extend(found.into_iter().map(|p| format!("{format}: {p}")));
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
     }
 
     /// Wrong parses are reported: the output parsed with thinking off (its reasoning becomes content),

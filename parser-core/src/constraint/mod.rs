@@ -80,6 +80,7 @@
 //! assert_eq!(constraint.preserved_tokens, ["<think>", "</think>", "<tool_call>", "</tool_call>"]);
 //! ```
 
+mod elements;
 mod gbnf;
 mod gemma;
 mod grammar;
@@ -100,6 +101,7 @@ use crate::registry::ParserEntry;
 use crate::schema::{ToolSchema, Tools, ValueType};
 use crate::stage::StageDetector;
 
+pub use elements::ElementTags;
 pub use grammar::{Grammar, Node};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
@@ -343,6 +345,21 @@ pub enum CallName {
     Gemma {
         /// Opens and closes a string (`<escape>`, `<|"|>`).
         delimiter: Cow<'static, str>,
+    },
+    /// The name stands between literals, with a call counter after it when the format writes one,
+    /// each argument an element after it: `PREFIX NAME [COUNTER digits] SUFFIX (element)*` (Kimi K3:
+    /// `tool="NAME" index="1"<|sep|>` then `argument` elements whose heads name the value's type;
+    /// MiniMax-M3: `NAME">` then one element per parameter, closed by its own name, values nested).
+    /// See [`ElementTags`] for how the grammar holds the elements to the tool's schema.
+    Elements {
+        /// Before the name (`tool="`; may be empty).
+        prefix: Cow<'static, str>,
+        /// Before the call counter's digits, when the format writes one (`" index="`).
+        counter: Option<Cow<'static, str>>,
+        /// After the name (and counter), before the parameters (`"<|sep|>`, `">`).
+        suffix: Cow<'static, str>,
+        /// How each parameter is written.
+        parameters: ElementTags,
     },
 }
 
@@ -798,6 +815,7 @@ impl FormatDescription {
             | CallName::Parameters { prefix, .. }
             | CallName::Enclosed { prefix, .. } => prefix.chars().next(),
             CallName::Gemma { .. } => Some('c'),
+            CallName::Elements { prefix, .. } => prefix.chars().next(),
             CallName::Python => None,
         }
     }
@@ -885,6 +903,8 @@ impl FormatDescription {
             | CallName::Enclosed { .. }
             | CallName::Python => {}
             CallName::Gemma { delimiter } => add(delimiter),
+            // Element heads are spelt with the format's own tokens: the family lists them.
+            CallName::Elements { .. } => {}
         }
         add(&self.calls.call_end);
         out
@@ -954,6 +974,9 @@ impl FormatDescription {
                     rules.extend(parameter_rules(at, tool, parameters, values));
                 }
                 (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
+                (CallName::Elements { parameters, .. }, _) => {
+                    rules.extend(elements::parameter_rules(at, tool, parameters, &markers));
+                }
                 _ => {}
             }
             if let Some(gemma) = &mut gemma {
@@ -1171,6 +1194,23 @@ impl FormatDescription {
             items.push(Node::Lit(calls.call_end.clone()));
             return Node::Seq(items);
         }
+        if let CallName::Elements {
+            prefix,
+            counter,
+            suffix,
+            parameters,
+        } = &calls.name
+        {
+            return elements::call_tail(
+                calls,
+                at,
+                tool,
+                prefix,
+                counter.as_deref(),
+                suffix,
+                parameters,
+            );
+        }
         if let CallName::Gemma { .. } = &calls.name {
             // `call:NAME` as the parser reads it, then the arguments object.
             return Node::Seq(vec![
@@ -1279,7 +1319,10 @@ impl FormatDescription {
                     Node::Lit("}".into()),
                 ]);
             }
-            CallName::Parameters { .. } | CallName::Python | CallName::Gemma { .. } => {}
+            CallName::Parameters { .. }
+            | CallName::Python
+            | CallName::Gemma { .. }
+            | CallName::Elements { .. } => {}
             CallName::Enclosed {
                 prefix,
                 open,

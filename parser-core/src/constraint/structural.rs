@@ -17,6 +17,10 @@
 //! A Gemma call ([`CallName::Gemma`]) is a `tag` from its opener and `call:NAME` to its closer, whose
 //! content is a `grammar`: the GBNF of its arguments object.
 //!
+//! A call of elements ([`CallName::Elements`]) is a `tag` from its opener to the counter's digits (or,
+//! without a counter, its whole head) to its closer, whose content is a `grammar`: the GBNF of the
+//! digits and the rest of the head, then the parameters.
+//!
 //! A JSON call whose id comes first ([`CallName::JsonFieldsIdFirst`]) begins with the id's key; its
 //! content is the id's digits, then the name and arguments keys around the name, then the arguments.
 //!
@@ -355,6 +359,30 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     },
                     "end": format!("{}{}", calls.padding, calls.call_end),
                 },
+                CallName::Elements {
+                    prefix,
+                    counter,
+                    suffix,
+                    parameters,
+                } => {
+                    // The head in `begin` up to the counter's digits, or whole without a counter;
+                    // the digits, the rest of the head and the parameters in a grammar.
+                    let name = parameters.name(tool_name).unwrap_or_default();
+                    let grammar = super::elements::arguments_grammar(
+                        tool,
+                        counter.is_some(),
+                        suffix,
+                        parameters,
+                        &format.markers(),
+                    );
+                    let after_name = counter.as_deref().unwrap_or(suffix);
+                    object! {
+                        "type": "tag",
+                        "begin": format!("{}{prefix}{name}{after_name}", calls.call_begin),
+                        "content": object! {"type": "grammar", "grammar": grammar.gbnf()},
+                        "end": calls.call_end.as_ref(),
+                    }
+                }
                 CallName::Enclosed {
                     prefix,
                     open,

@@ -1,0 +1,289 @@
+//! MiniCPM-V's written-out newlines: its tokenizer decodes a newline as the two characters `\` `n`
+//! (one token), so the text a client sees is restored here — outside code and LaTeX, where `\n` is
+//! meant as written. vLLM's `minicpmv` parser restores the same way; this is our own reader of the
+//! rules, written so that streaming equals one-shot for every split (it holds at most three bytes).
+//!
+//! The rules, on one text (reasoning or content; call arguments are never touched):
+//! - `\n`, `\r` and `\r\n` written out become one newline;
+//! - a run of two or more backslashes is kept as written, and the character after it is plain text
+//!   (`\\n` stays `\\n`);
+//! - nothing changes inside `` `…` ``, ```` ```…``` ````, `$…$`, `$$…$$`, `\(…\)` and `\[…\]`.
+
+use parser_core::Sink;
+
+/// The closers of the spans whose text is kept as written.
+const CLOSERS: [&str; 6] = ["```", "`", "$$", "$", "\\)", "\\]"];
+
+/// The restoring state of one text (reasoning or content).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Restorer {
+    /// The span being read (index into [`CLOSERS`]), if inside one.
+    closer: Option<usize>,
+    /// The text ended inside a run of two or more backslashes: more backslashes continue it.
+    in_run: bool,
+    /// The undecided tail of the text so far (at most three bytes).
+    held: String,
+    /// Scratch: the held tail and the new text.
+    scratch: String,
+}
+
+impl Restorer {
+    /// Restores `text` (the next piece of this text) into `out`; with `last`, the text ends here
+    /// and nothing is held.
+    pub(crate) fn feed(&mut self, text: &str, last: bool, out: &mut String) {
+        if self.held.is_empty() && !self.in_run && self.closer.is_none() && is_plain(text) {
+            out.push_str(text);
+            return;
+        }
+        self.scratch.clear();
+        self.scratch.push_str(&self.held);
+        self.scratch.push_str(text);
+        self.held.clear();
+        let text = std::mem::take(&mut self.scratch);
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let rest = &text[at..];
+            if let Some(closer) = self.closer {
+                let marker = CLOSERS[closer];
+                if rest.starts_with(marker) {
+                    out.push_str(marker);
+                    at += marker.len();
+                    self.closer = None;
+                } else if !last && marker.starts_with(rest) {
+                    self.held.push_str(rest);
+                    break;
+                } else {
+                    let step = char_len(rest);
+                    out.push_str(&rest[..step]);
+                    at += step;
+                }
+                continue;
+            }
+            if self.in_run {
+                if bytes[at] == b'\\' {
+                    out.push('\\');
+                    at += 1;
+                    continue;
+                }
+                self.in_run = false;
+            }
+            match bytes[at] {
+                b'`' | b'$' => {
+                    // Indices into CLOSERS: "```" 0, "`" 1, "$$" 2, "$" 3.
+                    let (long, first) = if bytes[at] == b'`' {
+                        ("```", 0)
+                    } else {
+                        ("$$", 2)
+                    };
+                    if !last && long.starts_with(rest) && rest.len() < long.len() {
+                        self.held.push_str(rest);
+                        break;
+                    }
+                    let (opener, closer) = if rest.starts_with(long) {
+                        (long, first)
+                    } else {
+                        (&long[..1], first + 1)
+                    };
+                    out.push_str(opener);
+                    at += opener.len();
+                    self.closer = Some(closer);
+                }
+                b'\\' => {
+                    let run = rest.bytes().take_while(|&b| b == b'\\').count();
+                    if run >= 2 {
+                        out.push_str(&rest[..run]);
+                        at += run;
+                        self.in_run = true;
+                        continue;
+                    }
+                    if !last && matches!(rest, "\\" | "\\r" | "\\r\\") {
+                        self.held.push_str(rest);
+                        break;
+                    }
+                    let (written, taken, closer) = if rest.starts_with("\\r\\n") {
+                        ("\n", 4, None)
+                    } else if rest.starts_with("\\n") || rest.starts_with("\\r") {
+                        ("\n", 2, None)
+                    } else if rest.starts_with("\\(") {
+                        ("\\(", 2, Some(4))
+                    } else if rest.starts_with("\\[") {
+                        ("\\[", 2, Some(5))
+                    } else {
+                        ("\\", 1, None)
+                    };
+                    out.push_str(written);
+                    at += taken;
+                    if closer.is_some() {
+                        self.closer = closer;
+                    }
+                }
+                _ => {
+                    let step = plain_run(rest);
+                    out.push_str(&rest[..step]);
+                    at += step;
+                }
+            }
+        }
+        self.scratch = text;
+        if last {
+            self.in_run = false;
+        }
+    }
+}
+
+/// True when `text` has no byte the rules look at.
+fn is_plain(text: &str) -> bool {
+    !text.bytes().any(|b| matches!(b, b'\\' | b'`' | b'$'))
+}
+
+/// The length of the text before the next byte the rules look at (at least one character).
+fn plain_run(text: &str) -> usize {
+    text.bytes()
+        .position(|b| matches!(b, b'\\' | b'`' | b'$'))
+        .unwrap_or(text.len())
+        .max(char_len(text))
+}
+
+fn char_len(text: &str) -> usize {
+    text.chars().next().map_or(1, char::len_utf8)
+}
+
+/// Which text the sink wrote last: a text's held tail is given out when another kind follows, so
+/// the events keep their order.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Last {
+    #[default]
+    Nothing,
+    Reasoning,
+    Content,
+    Call,
+}
+
+/// The restoring of both texts, between the inner parser and the caller's sink.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Restoring {
+    reasoning: Restorer,
+    content: Restorer,
+    last: Last,
+    buffer: String,
+}
+
+impl Restoring {
+    /// A sink that restores the texts the inner parser writes into `out`.
+    pub(crate) fn sink<'a>(&'a mut self, out: &'a mut dyn Sink) -> RestoringSink<'a> {
+        RestoringSink { state: self, out }
+    }
+}
+
+/// See [`Restoring::sink`].
+pub(crate) struct RestoringSink<'a> {
+    state: &'a mut Restoring,
+    out: &'a mut dyn Sink,
+}
+
+impl RestoringSink<'_> {
+    /// Gives out the held tail of the text written last, if `next` is another kind.
+    fn switch(&mut self, next: Last) {
+        let state = &mut *self.state;
+        if state.last == next {
+            return;
+        }
+        state.buffer.clear();
+        match state.last {
+            Last::Reasoning => {
+                state.reasoning.feed("", true, &mut state.buffer);
+                if !state.buffer.is_empty() {
+                    self.out.reasoning(&state.buffer);
+                }
+            }
+            Last::Content => {
+                state.content.feed("", true, &mut state.buffer);
+                if !state.buffer.is_empty() {
+                    self.out.content(&state.buffer);
+                }
+            }
+            Last::Nothing | Last::Call => {}
+        }
+        state.last = next;
+    }
+
+    /// The end of the output: every held tail is given out.
+    pub(crate) fn finish(&mut self) {
+        self.switch(Last::Nothing);
+    }
+}
+
+impl Sink for RestoringSink<'_> {
+    fn reasoning(&mut self, text: &str) {
+        self.switch(Last::Reasoning);
+        let state = &mut *self.state;
+        state.buffer.clear();
+        state.reasoning.feed(text, false, &mut state.buffer);
+        if !state.buffer.is_empty() {
+            self.out.reasoning(&state.buffer);
+        }
+    }
+
+    fn content(&mut self, text: &str) {
+        self.switch(Last::Content);
+        let state = &mut *self.state;
+        state.buffer.clear();
+        state.content.feed(text, false, &mut state.buffer);
+        if !state.buffer.is_empty() {
+            self.out.content(&state.buffer);
+        }
+    }
+
+    fn tool_call_start(&mut self, index: usize, id: &str, name: &str) {
+        self.switch(Last::Call);
+        self.out.tool_call_start(index, id, name);
+    }
+
+    fn tool_call_arguments(&mut self, index: usize, fragment: &str) {
+        self.switch(Last::Call);
+        self.out.tool_call_arguments(index, fragment);
+    }
+
+    fn tool_call_end(&mut self, index: usize, valid: bool) {
+        self.switch(Last::Call);
+        self.out.tool_call_end(index, valid);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Restorer;
+
+    fn restore(text: &str) -> String {
+        let mut out = String::new();
+        Restorer::default().feed(text, true, &mut out);
+        out
+    }
+
+    #[test]
+    fn every_split_restores_alike() {
+        let texts = [
+            "first\\nsecond\\rthird\\r\\nfourth `code\\nvalue` ```python\\nv = '\\\\n'\\n``` $x\\ny$ $$x\\ny$$ \\(x\\ny\\) \\[x\\ny\\] escaped \\\\n",
+            "\\\\\\n \\\\\\\\n \\n\\\\ `` ``` $$$ \\r\\r\\n é\\nü",
+        ];
+        for text in texts {
+            let whole = restore(text);
+            for split in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let mut restorer = Restorer::default();
+                let mut out = String::new();
+                restorer.feed(&text[..split], false, &mut out);
+                restorer.feed(&text[split..], false, &mut out);
+                restorer.feed("", true, &mut out);
+                assert_eq!(out, whole, "split at {split}");
+            }
+            let mut restorer = Restorer::default();
+            let mut out = String::new();
+            for c in text.chars() {
+                restorer.feed(c.encode_utf8(&mut [0; 4]), false, &mut out);
+            }
+            restorer.feed("", true, &mut out);
+            assert_eq!(out, whole, "char by char");
+        }
+    }
+}
