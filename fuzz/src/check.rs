@@ -661,19 +661,59 @@ const DROPPABLE: &[&str] = &[
     "<|plamo:tag|>",
 ];
 
+/// End-of-turn tokens of the families written as data, by registry family: the generic engine drops its
+/// spec's `end_of_turn` tokens wherever they stand, as it does the [`DROPPABLE`] ones (LongCat's
+/// `</longcat_s>` between a cut-off call and the text after it). Kept per family: another family's
+/// parser keeps these as text, and the leak check stays strict there.
+const SPEC_DROPPED: &[(&str, &[&str])] = &[
+    ("apertus", &["<|assistant_end|>"]),
+    ("apriel", &["<|end|>", "[END FINAL RESPONSE]"]),
+    (
+        "cohere",
+        &["<|END_OF_TURN_TOKEN|>", "<|START_TEXT|>", "<|END_TEXT|>"],
+    ),
+    ("ernie", &["</s>", "<|end_of_sentence|>"]),
+    ("exaone", &["[|endofturn|]"]),
+    ("fireworks", &["<|eot_id|>", "<|eom_id|>"]),
+    ("functionary", &["<|eot_id|>", "<|eom_id|>"]),
+    ("gemma", &["<end_of_turn>"]),
+    ("gigachat", &["<|message_sep|>\n\n", "</s>"]),
+    ("hunyuan", &["<|eos|>"]),
+    ("jamba", &["<|eom|>"]),
+    ("longcat", &["</longcat_s>"]),
+    ("phi", &["<|end|>"]),
+    ("stepfun", &["<|EOT|>"]),
+    ("upstage", &["<|begin|>assistant", "<|flush|>"]),
+    ("xlam", &["<|eot_id|>", "<|eom_id|>"]),
+];
+
+/// The end-of-turn tokens `setup`'s parser drops besides [`DROPPABLE`] (see [`SPEC_DROPPED`]).
+fn spec_dropped(setup: &Setup) -> &'static [&'static str] {
+    let Ok(entry) = parser_auto::entry_by_name(&setup.parser) else {
+        return &[];
+    };
+    SPEC_DROPPED
+        .iter()
+        .find(|(family, _)| *family == entry.family)
+        .map_or(&[], |(_, tokens)| *tokens)
+}
+
 impl MarkerTable {
     /// Every family's markers plus the setup's tokens (a template's markers; those starting with
     /// whitespace are left out), and the end-of-sequence tokens (a template's end-of-turn tokens too).
     /// Cached per token list and template.
     pub fn for_setup(setup: &Setup) -> Arc<MarkerTable> {
-        /// Tables by the address and length of their token list, and the template.
-        type Tables = HashMap<(usize, usize, Option<String>), Arc<MarkerTable>>;
+        /// Tables by the address and length of their token list, the template, and the address of
+        /// the family's dropped tokens.
+        type Tables = HashMap<(usize, usize, Option<String>, usize), Arc<MarkerTable>>;
         static CACHE: OnceLock<Mutex<Tables>> = OnceLock::new();
         let tokens = setup.tokens();
+        let dropped = spec_dropped(setup);
         let key = (
             tokens.as_ptr() as usize,
             tokens.len(),
             setup.template.clone(),
+            dropped.as_ptr() as usize,
         );
         let mut cache = CACHE
             .get_or_init(Default::default)
@@ -688,6 +728,9 @@ impl MarkerTable {
                 }));
                 let mut table = MarkerTable::new(markers);
                 table.tokens.extend(tokens.iter().filter(|t| !t.is_empty()));
+                table
+                    .droppable
+                    .extend(dropped.iter().map(|t| (*t).to_owned()));
                 if let Some(file) = &setup.template
                     && let Some(analysis) = crate::setup::prepared(file).analysis()
                 {
@@ -793,9 +836,9 @@ fn rewrites_text(setup: &Setup, text: &str) -> bool {
 ///      that starts at or after where the previous pieces can have ended (their leftmost placement) and
 ///      ends within the input the parser had been given when it wrote the piece. If at one of them the
 ///      input does not go on into a marker that starts with `P` (a *bare* `P`: text that merely looks
-///      like a marker's start, or the end of the input), or `S` goes on with the rest of the marker up
-///      to where another marker starts in the input (which may have taken the remaining characters:
-///      `<|m`, `essage|` then `>>>` in `<|message|>>>`), the fragment was text: fine. If at every one
+///      like a marker's start, or the end of the input), or `S` goes on with some of the rest of the
+///      marker (none included) up to where another marker starts in the input (which may have taken
+///      the remaining characters: `<|m`, `essage|` then `>>>` in `<|message|>>>`), the fragment was text: fine. If at every one
 ///      the input goes on with the rest of such a marker, the piece ends in the first part of a marker
 ///      whose rest was not released as text: a leak. If there is none, the piece is not a slice of the
 ///      input (below): not judged.
@@ -921,7 +964,13 @@ pub fn check_leaks(input: &str, record: &Record, markers: &MarkerTable) -> Resul
                 while !r.is_char_boundary(k) {
                     k -= 1;
                 }
-                if k == r.len() || markers.starts_marker(&input[end + k..]) {
+                // Any shorter release counts too: what follows in `S` may match the rest by chance
+                // (`<|START_OF_TURN_TOKEN|>` released, `<|CHATBOT_TOKEN|>` taken as markup, then a
+                // later `<`).
+                let released_then_marker = (0..=k)
+                    .filter(|&j| r.is_char_boundary(j))
+                    .any(|j| markers.starts_marker(&input[end + j..]));
+                if k == r.len() || released_then_marker {
                     bare = true;
                     break;
                 }

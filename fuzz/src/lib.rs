@@ -29,10 +29,17 @@
 //! size allows is reported as slow (a quadratic path).
 //!
 //! # Families
-//! `deepseek` (R1, V3, V3.1 native calls; V3.2 / V4 DSML), `qwen` (Hermes JSON; Qwen3-Coder / Qwen3.5
-//! XML), `kimi` (K2, K2-Thinking, K2.5, VL), `gptoss` (harmony), `glm` (GLM-4.5 / 4.7), and `generic`:
-//! the parser the differential analyzer builds from a chat template of `templates/`, fed the corpus
-//! outputs of that template recombined (no oracle there: the corpus tests own it).
+//! `deepseek` (R1, V3, V3.1 native calls; V3.2 / V4 DSML, V4.1's spaced DSML), `qwen` (Hermes JSON;
+//! Qwen3-Coder / Qwen3.5 XML), `kimi` (K2, K2-Thinking, K2.5, VL; K3's XTML channels), `gptoss`
+//! (harmony), `glm` (GLM-4.5 / 4.7), `mistral`, `llama`, `gemma`, `horizon` (K2 Horizon),
+//! `minimax-m3` and `inkling`: grammars with an oracle. `data` (the families written as data) and
+//! `machines` (the state machines with no grammar of their own yet: Muse, Sarashina): each parser's corpus
+//! cases and registry sample, recombined and damaged with the format's own markers, no oracle. And
+//! `generic`: the parser the differential analyzer builds from a chat template of `templates/`, fed the
+//! corpus outputs of that template recombined (no oracle there: the corpus tests own it).
+//!
+//! Every registered parser is written by exactly one of them (`tests/coverage.rs`); `--family` also
+//! takes a registry parser or family name (`--family longcat` runs `data` on LongCat's outputs alone).
 //!
 //! And `templates` ([`templates`]), which fuzzes the other untrusted input of a server: chat templates
 //! mutated from the 47 real ones into hostile shapes (loops, self-calling macros, doubling strings,
@@ -74,7 +81,7 @@ pub mod shrink;
 pub mod templates;
 
 pub use check::{CheckKind, Failure};
-pub use runner::{Budget, FoundFailure, Report, explain, explain_into, run};
+pub use runner::{Budget, FoundFailure, Report, explain, explain_into, explain_only, run};
 pub use setup::{Cut, Setup};
 
 /// A family of parsers to fuzz.
@@ -85,7 +92,7 @@ pub enum Family {
     /// Qwen2.5, Qwen3, QwQ / Thinking-2507, Instruct-2507 (Hermes JSON calls), Qwen3-Coder and Qwen3.5
     /// (XML calls typed by the tool schema).
     Qwen,
-    /// Kimi-K2, K2-Thinking, K2.5, Kimi-VL (call sections, byte-exact ids).
+    /// Kimi-K2, K2-Thinking, K2.5, Kimi-VL (call sections, byte-exact ids), Kimi K3 (XTML channels).
     Kimi,
     /// GPT-OSS (harmony channels, from text).
     Gptoss,
@@ -106,11 +113,21 @@ pub enum Family {
     /// FunctionGemma and Gemma 4 (`call:NAME{…}` in Gemma's value syntax, a state machine; Gemma 4's
     /// thought channel).
     Gemma,
+    /// The hand-written state machines with no grammar of their own yet (Muse Spark / Glimmer,
+    /// Sarashina), seeded from their corpus cases and samples
+    /// and damaged with their own markers.
+    Machines,
+    /// K2 Horizon (`<ifm|…>` tags: three reasoning efforts, calls in XML, typed XML or JSON).
+    Horizon,
+    /// MiniMax-M3 (`<mm:think>`, calls of `]<]minimax[>[`-namespaced elements, nested values).
+    MinimaxM3,
+    /// Inkling (typed blocks in any order: thinking, text, JSON calls).
+    Inkling,
 }
 
 impl Family {
     /// Every family, in the order `--family all` runs them.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 14] = [
         Family::Deepseek,
         Family::Qwen,
         Family::Kimi,
@@ -121,6 +138,10 @@ impl Family {
         Family::Generic,
         Family::Data,
         Family::Gemma,
+        Family::Machines,
+        Family::Horizon,
+        Family::MinimaxM3,
+        Family::Inkling,
     ];
 
     /// The family's name on the command line and in regression paths.
@@ -136,12 +157,31 @@ impl Family {
             Family::Generic => "generic",
             Family::Data => "data",
             Family::Gemma => "gemma",
+            Family::Machines => "machines",
+            Family::Horizon => "horizon",
+            Family::MinimaxM3 => "minimax-m3",
+            Family::Inkling => "inkling",
         }
     }
 
     /// The family named `name` (also accepts `gpt-oss`, `harmony`, `template`, and each data family's
-    /// name for `data`).
+    /// name for `data`); otherwise the family whose generator writes the registry parser (name or
+    /// alias) or registry family `name` (`minimax-m3` and `muse`: `machines`; `lfm2`: `data`). With
+    /// [`Budget::only`], a run of `data` or `machines` can keep to that one parser or family.
     pub fn from_name(name: &str) -> Option<Family> {
+        Family::from_own_name(name).or_else(|| {
+            let entry = parser_auto::entry_by_name(name).ok();
+            let lower = name.to_ascii_lowercase();
+            Family::ALL.into_iter().find(|family| {
+                grammar::parsers(*family).iter().any(|parser| match entry {
+                    Some(entry) => entry.name == *parser,
+                    None => parser_auto::entry_by_name(parser).is_ok_and(|e| e.family == lower),
+                })
+            })
+        })
+    }
+
+    fn from_own_name(name: &str) -> Option<Family> {
         Some(match name.to_ascii_lowercase().as_str() {
             "deepseek" => Family::Deepseek,
             "qwen" => Family::Qwen,
@@ -151,12 +191,14 @@ impl Family {
             "gemma" | "gemma4" | "functiongemma" => Family::Gemma,
             "mistral" => Family::Mistral,
             "llama" => Family::Llama,
+            "machines" => Family::Machines,
+            "horizon" | "k2-horizon" => Family::Horizon,
+            "minimax-m3" | "minimax_m3" => Family::MinimaxM3,
+            "inkling" => Family::Inkling,
             "generic" | "template" => Family::Generic,
             "data" | "hermes" | "minimax" | "seed" | "granite" | "nemotron" | "phi" | "xlam"
             | "internlm" | "jamba" | "olmo" | "ernie" | "hunyuan" | "longcat" | "upstage"
-            | "exaone" | "sarashina" | "mimo" | "dots" | "minicpm" | "plamo" | "arcee" => {
-                Family::Data
-            }
+            | "exaone" | "mimo" | "dots" | "minicpm" | "plamo" | "arcee" => Family::Data,
             _ => return None,
         })
     }

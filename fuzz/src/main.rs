@@ -24,8 +24,10 @@ fuzz --replay FILE...
 fuzz --family F --seed S --input N [--out DIR]
 fuzz --add-regression CASE.json [--out DIR]
 
-  --family F    deepseek, qwen, kimi, gptoss, glm, generic, templates (hostile chat templates and
-                response configs against the render budget), or all (default all)
+  --family F    deepseek, qwen, kimi, gptoss, glm, mistral, llama, generic, data, gemma, machines,
+                horizon, minimax-m3, inkling, templates (hostile chat templates and response configs
+                against the render budget), or all (default all); a registry parser or family name runs the
+                grammar that writes it (data or machines: that parser's or family's outputs alone)
   --minutes N   minutes per family (fractions allowed)
   --inputs N    inputs per family (with --minutes: whichever comes first; neither: 1 minute)
   --seed S      the run's seed (default: from the clock; printed)
@@ -43,6 +45,8 @@ fuzz --add-regression CASE.json [--out DIR]
 
 struct Flags {
     families: Vec<Family>,
+    /// A data or state-machine parser or family named by `--family` (kept to in seeded runs).
+    only: Option<String>,
     minutes: Option<f64>,
     inputs: Option<u64>,
     seed: Option<u64>,
@@ -60,6 +64,7 @@ struct Flags {
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Flags, String> {
     let mut flags = Flags {
         families: Family::ALL.to_vec(),
+        only: None,
         minutes: None,
         inputs: None,
         seed: None,
@@ -95,10 +100,12 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Flags, String> {
                 } else if family == "templates" {
                     Vec::new()
                 } else {
-                    vec![
-                        Family::from_name(&family)
-                            .ok_or_else(|| format!("unknown family `{family}`"))?,
-                    ]
+                    let found = Family::from_name(&family)
+                        .ok_or_else(|| format!("unknown family `{family}`"))?;
+                    if matches!(found, Family::Data | Family::Machines) && found.name() != family {
+                        flags.only = Some(family.clone());
+                    }
+                    vec![found]
                 };
             }
             "--minutes" => {
@@ -190,7 +197,13 @@ fn main() -> ExitCode {
             let seed = flags.seed.unwrap_or(1);
             print!(
                 "{}",
-                fuzz::explain_into(*family, seed, index, flags.out.as_deref())
+                fuzz::explain_only(
+                    *family,
+                    seed,
+                    index,
+                    flags.out.as_deref(),
+                    flags.only.as_deref()
+                )
             );
         }
         return ExitCode::SUCCESS;
@@ -216,11 +229,15 @@ fn main() -> ExitCode {
     }
     .with_seed(seed)
     .with_threads(jobs);
+    budget.only = flags.only.clone();
     if flags.write {
         budget = budget.with_regressions(flags.out.unwrap_or_else(fuzz::regress::default_dir));
     }
     if !flags.quiet {
         budget.progress = Some(Duration::from_secs(30));
+    }
+    if let Some(only) = &flags.only {
+        println!("fuzz: only the outputs of `{only}`");
     }
     println!(
         "fuzz: seed {seed}, {jobs} thread(s), {} per family",

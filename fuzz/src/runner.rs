@@ -47,6 +47,9 @@ pub struct Budget {
     /// Allow the rare big inputs: a ~1 MB value, thousands of calls, a slice repeated thousands of
     /// times, deep nesting (off for quick runs in debug builds).
     pub big_inputs: bool,
+    /// For the seeded families ([`Family::Data`], [`Family::Machines`]): only the outputs of this
+    /// registry parser (name or alias) or registry family (`cargo xtask fuzz --family longcat`).
+    pub only: Option<String>,
 }
 
 impl Budget {
@@ -71,6 +74,7 @@ impl Budget {
             }),
             stall_after: Duration::from_secs(if cfg!(debug_assertions) { 1800 } else { 120 }),
             big_inputs: true,
+            only: None,
         }
     }
 
@@ -326,7 +330,7 @@ struct Made {
     variant: Option<Setup>,
 }
 
-fn make(family: Family, seed: u64, big_inputs: bool) -> Made {
+fn make(family: Family, seed: u64, big_inputs: bool, only: Option<&str>) -> Made {
     let mut rng = Rng::new(seed);
     let huge = rng.below(4000) == 0 && big_inputs;
     let many = rng.below(2500) == 0 && big_inputs;
@@ -338,8 +342,9 @@ fn make(family: Family, seed: u64, big_inputs: bool) -> Made {
         },
         many_calls: if many { 1000 + rng.below(2000) } else { 0 },
     };
-    let generated = grammar::generate(family, &mut rng, scale);
-    let damaged = matches!(family, Family::Generic | Family::Data) || rng.chance(65);
+    let generated = grammar::generate_only(family, &mut rng, scale, only);
+    let damaged =
+        matches!(family, Family::Generic | Family::Data | Family::Machines) || rng.chance(65);
     let mut text = generated.text;
     let mutations = if damaged {
         let big = rng.below(400) == 0 && big_inputs;
@@ -434,6 +439,7 @@ pub fn run(family: Family, budget: &Budget) -> Report {
                     family,
                     input_seed(budget.seed, family, index - 1),
                     budget.big_inputs,
+                    budget.only.as_deref(),
                 );
                 let failure = Failure {
                     kind: CheckKind::Slow,
@@ -506,6 +512,7 @@ fn work(
             family,
             input_seed(budget.seed, family, index),
             budget.big_inputs,
+            budget.only.as_deref(),
         );
         let started = Instant::now();
         report.inputs += 1;
@@ -679,7 +686,18 @@ pub fn explain_into(
     index: u64,
     dir: Option<&std::path::Path>,
 ) -> String {
-    let made = make(family, input_seed(seed, family, index), true);
+    explain_only(family, seed, index, dir, None)
+}
+
+/// [`explain_into`] for a run with [`Budget::only`].
+pub fn explain_only(
+    family: Family,
+    seed: u64,
+    index: u64,
+    dir: Option<&std::path::Path>,
+    only: Option<&str>,
+) -> String {
+    let made = make(family, input_seed(seed, family, index), true, only);
     if let Some(dir) = dir {
         let header = Header {
             family: family.name().to_owned(),

@@ -11,12 +11,14 @@ use super::{
 use crate::check::{Expected, ExpectedCall};
 use crate::setup::Setup;
 
-const PARSERS: &[&str] = &[
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &[
     "deepseek-r1",
     "deepseek-v3",
     "deepseek-v3.1",
     "deepseek-v3.2",
     "deepseek-v4",
+    "deepseek-v4.1",
 ];
 
 /// Prose: words, whitespace, unicode, and text that looks like the start of a marker without being one
@@ -83,16 +85,25 @@ enum Shape {
     Dsml {
         block: &'static str,
         end: &'static str,
+        /// Written after `｜DSML｜` before each tag name: V4.1 spells every tag with a space.
+        space: &'static str,
     },
 }
 
 const FUNCTION_CALLS: Shape = Shape::Dsml {
     block: "<｜DSML｜function_calls>",
     end: "</｜DSML｜function_calls>",
+    space: "",
 };
 const TOOL_CALLS: Shape = Shape::Dsml {
     block: "<｜DSML｜tool_calls>",
     end: "</｜DSML｜tool_calls>",
+    space: "",
+};
+const SPACED_CALLS: Shape = Shape::Dsml {
+    block: "<｜DSML｜ calls>",
+    end: "</｜DSML｜ calls>",
+    space: " ",
 };
 
 /// A well-formed DeepSeek output.
@@ -120,6 +131,7 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
                 FUNCTION_CALLS
             }
         }
+        "deepseek-v4.1" => SPACED_CALLS,
         _ => {
             if rng.chance(20) {
                 FUNCTION_CALLS
@@ -230,7 +242,13 @@ pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
 
 /// One call block of a random shape (for the mutators).
 pub fn call_block(rng: &mut Rng) -> String {
-    let shape = [Shape::Fenced, Shape::Bare, FUNCTION_CALLS, TOOL_CALLS][rng.below(4)];
+    let shape = [
+        Shape::Fenced,
+        Shape::Bare,
+        FUNCTION_CALLS,
+        TOOL_CALLS,
+        SPACED_CALLS,
+    ][rng.below(5)];
     block_text(rng, shape)
 }
 
@@ -297,12 +315,12 @@ fn block(rng: &mut Rng, shape: Shape, scale: Scale, text: &mut String) -> Vec<Ex
                 text.push_str("<｜tool▁calls▁end｜>");
             }
         }
-        Shape::Dsml { block, end } => {
+        Shape::Dsml { block, end, space } => {
             text.push_str(block);
             text.push('\n');
             for n in 0..count {
                 let name = rng.pick(NAMES);
-                text.push_str(&format!("<｜DSML｜invoke name=\"{name}\">\n"));
+                text.push_str(&format!("<｜DSML｜{space}invoke name=\"{name}\">\n"));
                 let mut members = Vec::new();
                 for p in 0..rng.below(4) {
                     let key = ["p", "city", "名前", "q_2"][rng.below(4)];
@@ -317,7 +335,7 @@ fn block(rng: &mut Rng, shape: Shape, scale: Scale, text: &mut String) -> Vec<Ex
                             raw.push_str(rng.pick(UNICODE));
                         }
                         text.push_str(&format!(
-                            "<｜DSML｜parameter name=\"{key}\" string=\"true\">{raw}</｜DSML｜parameter>\n"
+                            "<｜DSML｜{space}parameter name=\"{key}\" string=\"true\">{raw}</｜DSML｜{space}parameter>\n"
                         ));
                         members.push(format!("\"{}\": \"{}\"", escape(&key), escape(&raw)));
                     } else {
@@ -326,12 +344,12 @@ fn block(rng: &mut Rng, shape: Shape, scale: Scale, text: &mut String) -> Vec<Ex
                             STRINGS.get_or_init(|| super::json_strings_without(&["DSML"]));
                         let value = super::json_value(rng, strings, 1);
                         text.push_str(&format!(
-                            "<｜DSML｜parameter name=\"{key}\" string=\"false\">{value}</｜DSML｜parameter>\n"
+                            "<｜DSML｜{space}parameter name=\"{key}\" string=\"false\">{value}</｜DSML｜{space}parameter>\n"
                         ));
                         members.push(format!("\"{}\": {value}", escape(&key)));
                     }
                 }
-                text.push_str("</｜DSML｜invoke>\n");
+                text.push_str(&format!("</｜DSML｜{space}invoke>\n"));
                 calls.push(ExpectedCall {
                     name: name.to_owned(),
                     arguments: format!("{{{}}}", members.join(", ")),

@@ -10,7 +10,8 @@ use super::{Generated, NAMES, Scale, UNICODE, call_count, words};
 use crate::check::{Expected, ExpectedCall};
 use crate::setup::Setup;
 
-const PARSERS: &[&str] = &["functiongemma", "gemma4"];
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &["functiongemma", "gemma4"];
 
 /// The tokens of one of the two formats.
 struct Syntax {

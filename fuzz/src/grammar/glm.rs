@@ -69,7 +69,8 @@ const RAW: &[&str] = &[
 /// rest of the text (known issue `tagged-closer-follower-scan`), so a megabyte of them takes minutes.
 const HUGE_RAW: usize = RAW.len() - 2;
 
-const PARSERS: &[&str] = &["glm-4.5", "glm-4.7"];
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &["glm-4.5", "glm-4.7"];
 
 /// The request's tools: every name takes `s` (string), `n` (integer), `b` (boolean), `o` (object).
 fn schema() -> Value {

@@ -1,6 +1,7 @@
 //! Kimi outputs: K2 (no reasoning), K2-Thinking (always on), K2.5 (as the prompt says), Kimi-VL
 //! (`◁think▷`); call sections in both spellings, compact or newline-formatted, or calls with no section;
-//! ids `functions.NAME:IDX` (or `NAME:IDX`) returned byte-exact.
+//! ids `functions.NAME:IDX` (or `NAME:IDX`) returned byte-exact. And one output in five is Kimi K3's
+//! ([`super::kimi_k3`]).
 
 use parser_core::testing::Rng;
 
@@ -44,10 +45,14 @@ const TURN: &str = "<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assi
 const K25_ON: &str = "<|im_assistant|>assistant<|im_middle|><think>";
 const K25_OFF: &str = "<|im_assistant|>assistant<|im_middle|><think></think>";
 
-const PARSERS: &[&str] = &["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi-vl"];
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &["kimi-k2", "kimi-k2-thinking", "kimi-k2.5", "kimi-vl"];
 
 /// A well-formed Kimi output.
 pub fn generate(rng: &mut Rng, scale: Scale) -> Generated {
+    if rng.chance(20) {
+        return super::kimi_k3::generate(rng, scale);
+    }
     let parser = rng.pick(PARSERS);
     let thinking = parser != "kimi-k2" && rng.chance(70);
     let tail = match parser {

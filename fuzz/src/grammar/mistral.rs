@@ -43,7 +43,8 @@ const PROSE: &[&str] = &[
 ];
 
 const TAIL: &str = "[INST]Weather?[/INST]";
-const PARSERS: &[&str] = &["mistral", "magistral", "mistral-v0.3"];
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &["mistral", "magistral", "mistral-v0.3"];
 const ID_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 fn id(rng: &mut Rng) -> String {

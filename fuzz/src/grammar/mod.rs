@@ -17,10 +17,16 @@ pub mod gemma;
 pub mod generic;
 pub mod glm;
 pub mod gptoss;
+pub mod horizon;
+pub mod inkling;
 pub mod kimi;
+pub mod kimi_k3;
 pub mod llama;
+pub mod machines;
+pub mod minimax_m3;
 pub mod mistral;
 pub mod qwen;
+mod seeded;
 
 /// How big the generated output is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,6 +50,12 @@ pub struct Generated {
 
 /// A well-formed output of `family`.
 pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
+    generate_only(family, rng, scale, None)
+}
+
+/// A well-formed output of `family`; for the seeded grammars ([`Family::Data`], [`Family::Machines`]),
+/// with `only` (a registry parser name, alias or family name), of that parser or family alone.
+pub fn generate_only(family: Family, rng: &mut Rng, scale: Scale, only: Option<&str>) -> Generated {
     match family {
         Family::Deepseek => deepseek::generate(rng, scale),
         Family::Qwen => qwen::generate(rng, scale),
@@ -53,8 +65,12 @@ pub fn generate(family: Family, rng: &mut Rng, scale: Scale) -> Generated {
         Family::Mistral => mistral::generate(rng, scale),
         Family::Llama => llama::generate(rng, scale),
         Family::Generic => generic::generate(rng, scale),
-        Family::Data => data::generate(rng, scale),
+        Family::Data => data::generate(rng, scale, only),
+        Family::Machines => machines::generate(rng, scale, only),
         Family::Gemma => gemma::generate(rng, scale),
+        Family::Horizon => horizon::generate(rng, scale),
+        Family::MinimaxM3 => minimax_m3::generate(rng, scale),
+        Family::Inkling => inkling::generate(rng, scale),
     }
 }
 
@@ -70,7 +86,11 @@ pub fn call_block(family: Family, rng: &mut Rng) -> String {
         Family::Llama => llama::call_block(rng),
         Family::Generic => generic::call_block(rng),
         Family::Data => data::call_block(rng),
+        Family::Machines => machines::call_block(rng),
         Family::Gemma => gemma::call_block(rng),
+        Family::Horizon => horizon::call_block(rng),
+        Family::MinimaxM3 => minimax_m3::call_block(rng),
+        Family::Inkling => inkling::call_block(rng),
     }
 }
 
@@ -86,7 +106,11 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         Family::Llama => llama::variant(rng, setup),
         Family::Generic => generic::variant(rng, setup),
         Family::Data => data::variant(rng, setup),
+        Family::Machines => machines::variant(rng, setup),
         Family::Gemma => gemma::variant(rng, setup),
+        Family::Horizon => horizon::variant(rng, setup),
+        Family::MinimaxM3 => minimax_m3::variant(rng, setup),
+        Family::Inkling => inkling::variant(rng, setup),
     };
     // Options every family takes.
     if rng.chance(20) {
@@ -99,6 +123,27 @@ pub fn variant(family: Family, rng: &mut Rng, setup: &Setup) -> Setup {
         other.call_buffer = Some([1, 7, 32, 100, 1000][rng.below(5)]);
     }
     other
+}
+
+/// The registry parsers `family`'s generator writes outputs for (none for [`Family::Generic`], which
+/// fuzzes templates). Every registered parser must be in one family's list (`tests/coverage.rs`).
+pub fn parsers(family: Family) -> Vec<&'static str> {
+    match family {
+        Family::Deepseek => deepseek::PARSERS.to_vec(),
+        Family::Qwen => qwen::PARSERS.to_vec(),
+        Family::Kimi => [kimi::PARSERS, &[kimi_k3::PARSER]].concat(),
+        Family::Gptoss => vec!["gpt-oss"],
+        Family::Glm => glm::PARSERS.to_vec(),
+        Family::Mistral => mistral::PARSERS.to_vec(),
+        Family::Llama => vec!["llama3", "llama4"],
+        Family::Generic => Vec::new(),
+        Family::Data => data::parsers(),
+        Family::Machines => machines::parsers(),
+        Family::Gemma => gemma::PARSERS.to_vec(),
+        Family::Horizon => vec![horizon::PARSER],
+        Family::MinimaxM3 => vec![minimax_m3::PARSER],
+        Family::Inkling => vec![inkling::PARSER],
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -96,7 +96,8 @@ const THINK_OFF: &str =
     "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 const FORCED_OPEN: &str = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n";
 
-const PARSERS: &[&str] = &[
+/// The registry parsers this grammar writes outputs for.
+pub const PARSERS: &[&str] = &[
     "qwen2.5",
     "qwen3",
     "qwen3-thinking",
