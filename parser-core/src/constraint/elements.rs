@@ -2,32 +2,7 @@
 //! names the parameter (and, in Kimi K3, the value's JSON type), the value, and a closer that may
 //! repeat the parameter's name (MiniMax-M3); values of declared objects and arrays may nest as child
 //! elements (MiniMax-M3). Grammar nodes both renderers share, and the GBNF of one call's arguments for
-//! the structural tag.
-//!
-//! What the grammars hold a call to, beside what [`ParameterTags`](super::ParameterTags) lists for
-//! tagged parameters (names among the declared properties, each at most once, the required ones
-//! present, in any order up to [`ANY_ORDER_LIMIT`]; a string raw, anything else JSON):
-//!
-//! - **Type names** ([`ElementTags::type_open`]): `string` before a raw string; before a JSON value,
-//!   the JSON type names its schema allows (`number` for a number, `number` or `integer` for an
-//!   integer, every name for a schema without a type). Not held: that a value of a union schema has
-//!   the type its head names (the parser reads any non-`string` value as JSON, whatever the name).
-//! - **Escaped names** ([`ElementTags::escape`]): the call's and each parameter's name written with
-//!   `&amp;` and `&quot;`, as the parser reads them back. A name holding `<|` cannot be written, and is
-//!   left out.
-//! - **Closers that name the parameter** ([`ElementTags::close_end`]): a raw string ends at its own
-//!   closer; at the top level it never starts with the first character of the element opener (the
-//!   parser would read child elements).
-//! - **Nested values** ([`ElementTags::item`]): an object that declares `properties` is its members
-//!   as child elements in declared order (the required ones present, at least one of them written: an
-//!   element without children is text), an array with `items` is one `item` element per entry (at
-//!   least one; an empty array is written `[]`, an object without members `{}`, as JSON text the
-//!   parser types by the schema); each leaf is text typed by the schema at its place: a string is text
-//!   without `]`, anything else JSON. Child names that are not plain element names are left out.
-//!   Nested in declared order only: the parser reads any order, the grammar stays linear. An object
-//!   that declares no properties (`additionalProperties` only) is JSON text: as elements, each
-//!   member's closer would repeat a name the schema does not give, and no context-free grammar
-//!   copies an arbitrary name.
+//! the structural tag. [`ElementTags`] says what the grammars hold.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -43,7 +18,32 @@ use super::{
 
 /// How a call writes each parameter as an element ([`CallName::Elements`](super::CallName::Elements)):
 /// `KEY_OPEN key [TYPE_OPEN type] KEY_CLOSE value VALUE_CLOSE [key CLOSE_END]`, with optional
-/// whitespace before each parameter. See the [module docs](self) for what the grammars hold.
+/// whitespace before each parameter.
+///
+/// What the grammars hold a call to, beside what [`ParameterTags`](super::ParameterTags) lists for
+/// tagged parameters (names among the declared properties, each at most once, the required ones
+/// present, in any order up to [`ANY_ORDER_LIMIT`]; a string raw, anything else JSON):
+///
+/// - **Type names** ([`ElementTags::type_open`]): `string` before a raw string; before a JSON value,
+///   the JSON type names its schema allows (`number` for a number, `number` or `integer` for an
+///   integer, every name for a schema without a type). Not held: that a value of a union schema has
+///   the type its head names (the parser reads any non-`string` value as JSON, whatever the name).
+/// - **Escaped names** ([`ElementTags::escape`]): the call's and each parameter's name written with
+///   `&amp;` and `&quot;`, as the parser reads them back. A name holding `<|` cannot be written, and is
+///   left out.
+/// - **Closers that name the parameter** ([`ElementTags::close_end`]): a raw string ends at its own
+///   closer; at the top level it never starts with the first character of the element opener (the
+///   parser would read child elements).
+/// - **Nested values** ([`ElementTags::item`]): an object that declares `properties` is its members
+///   as child elements in declared order (the required ones present, at least one of them written: an
+///   element without children is text), an array with `items` is one `item` element per entry (at
+///   least one; an empty array is written `[]`, an object without members `{}`, as JSON text the
+///   parser types by the schema); each leaf is text typed by the schema at its place: a string is text
+///   without `]`, anything else JSON. Child names that are not plain element names are left out.
+///   Nested in declared order only: the parser reads any order, the grammar stays linear. An object
+///   that declares no properties (`additionalProperties` only) is JSON text: as elements, each
+///   member's closer would repeat a name the schema does not give, and no context-free grammar
+///   copies an arbitrary name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElementTags {
     /// Before the parameter's name (`<|open|>argument key="`, `]<]minimax[>[<`).
