@@ -359,7 +359,7 @@ fn case_lines(
                 if calls.iter().any(|call| undeclared_members(accepted, call)) {
                     *strict_skipped += 1;
                 } else {
-                    lines.extend(structural_line(&name, &constraint, calls));
+                    lines.extend(structural_line(&name, &constraint, calls, text));
                 }
             }
             lines
@@ -402,9 +402,15 @@ fn undeclared_members(accepted: &Accepted, call: &ToolCall) -> bool {
 /// The structural tag of a grammar that accepts `calls`: it must accept those calls written in its own
 /// framing ([`render`]), and refuse them with an unknown function, cut off, or (when calls are required)
 /// with text instead.
-fn structural_line(name: &str, constraint: &Constraint, calls: &[ToolCall]) -> Option<Value> {
+/// `output` is the corpus output the calls came from (see [`copied_call_tag`]).
+fn structural_line(
+    name: &str,
+    constraint: &Constraint,
+    calls: &[ToolCall],
+    output: &str,
+) -> Option<Value> {
     let format = constraint.structural_tag().get("format")?;
-    let written = render(format, calls)?;
+    let written = render(format, &Calls { calls, output })?;
     let required = !constraint.lazy;
     let mut refuse = Vec::new();
     let first = &calls[0].name;
@@ -427,10 +433,17 @@ fn structural_line(name: &str, constraint: &Constraint, calls: &[ToolCall]) -> O
     }))
 }
 
+/// The calls a structural tag must accept, and the corpus output they were parsed from.
+#[derive(Clone, Copy)]
+struct Calls<'a> {
+    calls: &'a [ToolCall],
+    output: &'a str,
+}
+
 /// `calls` written as the structural tag `format` frames them: reasoning and free text as short
 /// sentences, each call with the tag of its function, calls joined by the tags' separator (one section
 /// holding them all, where a section tag wraps them). `None` when the format has no tag for a call.
-fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
+fn render(format: &Value, calls: &Calls) -> Option<String> {
     let kind = format.get("type")?.as_str()?;
     let tags = |format: &Value| format.get("tags").and_then(Value::as_array).cloned();
     Some(match kind {
@@ -451,8 +464,8 @@ fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
         "tags_with_separator" => {
             let tags = tags(format)?;
             let separator = format.get("separator")?.as_str()?;
-            (calls.iter().enumerate())
-                .map(|(at, call)| call_tag(&tags, call, at))
+            (calls.calls.iter().enumerate())
+                .map(|(at, call)| call_tag(&tags, call, at, calls.output))
                 .collect::<Option<Vec<_>>>()?
                 .join(separator)
         }
@@ -466,8 +479,8 @@ fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
             });
             let written = match section {
                 Some(section) => render(section, calls)?,
-                None => (calls.iter().enumerate())
-                    .map(|(at, call)| call_tag(&tags, call, at))
+                None => (calls.calls.iter().enumerate())
+                    .map(|(at, call)| call_tag(&tags, call, at, calls.output))
                     .collect::<Option<Vec<_>>>()?
                     .join("\n"),
             };
@@ -477,9 +490,44 @@ fn render(format: &Value, calls: &[ToolCall]) -> Option<String> {
     })
 }
 
-/// One call through the tag of its function: the tag whose `begin` ends with the name, or with it
-/// quoted and followed by more framing (`{"name": "NAME", "arguments": `).
-fn call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
+/// One call through the tag of its function, written here ([`written_call_tag`]) or, for a tag whose
+/// arguments this module does not write, copied from the output ([`copied_call_tag`]).
+fn call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<String> {
+    written_call_tag(tags, call, at).or_else(|| copied_call_tag(tags, call, at, output))
+}
+
+/// One call copied from the output it was parsed from: the `at`-th call tag the output holds, from its
+/// `begin` to its `end`, when that tag names `call`'s function. For the element calls of Kimi K3
+/// (`<|open|>call tool="NAME" index="…`) and MiniMax-M3 (`<invoke name="NAME">` holding one element per
+/// argument, nested for objects, typed): writing their arguments here would be a third implementation
+/// of their syntax beside the parser's and the grammar's, while the corpus output is the model's own.
+fn copied_call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<String> {
+    let framings: Vec<(&str, &str)> = (tags.iter())
+        .filter_map(|tag| Some((tag.get("begin")?.as_str()?, tag.get("end")?.as_str()?)))
+        .filter(|(begin, _)| !begin.is_empty())
+        .collect();
+    let mut starts: Vec<(usize, &str, &str)> = (framings.iter())
+        .flat_map(|&(begin, end)| {
+            output
+                .match_indices(begin)
+                .map(move |(i, _)| (i, begin, end))
+        })
+        .collect();
+    // One call per position: the longest begin there (a shorter one may be its prefix).
+    starts.sort_by_key(|&(i, begin, _)| (i, std::cmp::Reverse(begin.len())));
+    starts.dedup_by_key(|start| start.0);
+    let &(start, begin, end) = starts.get(at)?;
+    if !begin.contains(call.name.as_str()) {
+        return None;
+    }
+    let body = start + begin.len();
+    let stop = body + output[body..].find(end)? + end.len();
+    Some(output[start..stop].to_owned())
+}
+
+/// One call written through the tag of its function: the tag whose `begin` ends with the name, or
+/// with it quoted and followed by more framing (`{"name": "NAME", "arguments": `).
+fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
     let quoted = serde_json::to_string(&call.name).ok()?;
     let tag = tags.iter().find(|tag| {
         tag.get("begin")
@@ -810,6 +858,10 @@ mod tests {
             call("get_weather", r#"{"city": "Paris"}"#),
             call("get", "{}"),
         ];
+        let calls = Calls {
+            calls: &calls,
+            output: "",
+        };
         assert_eq!(
             render(&format, &calls).as_deref(),
             Some(
@@ -818,6 +870,38 @@ mod tests {
             )
         );
         // A call of a function the tag does not know cannot be written.
-        assert_eq!(render(&format, &[call("now", "{}")]), None);
+        let unknown = Calls {
+            calls: &[call("now", "{}")],
+            output: "",
+        };
+        assert_eq!(render(&format, &unknown), None);
+    }
+
+    #[test]
+    fn element_calls_are_copied_from_the_output() {
+        // Kimi K3's framing: the tag names the function, its content (a grammar) is not written here.
+        let tag = |name: &str| {
+            json!({"type": "tag", "begin": format!("<|open|>call tool=\"{name}\" index=\""),
+                   "content": {"type": "grammar", "grammar": "root ::= [0-9]+"}, "end": "<|close|>call<|sep|>"})
+        };
+        let format = json!({"type": "tag", "begin": "<|open|>tools<|sep|>", "end": "<|close|>tools<|sep|>",
+            "content": {"type": "tags_with_separator", "tags": [tag("get"), tag("get_weather")], "separator": ""}});
+        let output = "thinking<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"0\"<|sep|>A\
+                      <|close|>call<|sep|><|open|>call tool=\"get\" index=\"1\"<|sep|><|close|>call<|sep|>\
+                      <|close|>tools<|sep|>";
+        let calls = [call("get_weather", r#"{"a": 1}"#), call("get", "{}")];
+        let expected = &output["thinking".len()..];
+        let both = Calls {
+            calls: &calls,
+            output,
+        };
+        assert_eq!(render(&format, &both).as_deref(), Some(expected));
+        // The output's second call is not `get_weather`'s: nothing is copied.
+        let wrong = [call("get_weather", "{}"), call("get_weather", "{}")];
+        let wrong = Calls {
+            calls: &wrong,
+            output,
+        };
+        assert_eq!(render(&format, &wrong), None);
     }
 }
