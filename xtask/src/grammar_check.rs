@@ -23,7 +23,11 @@
 //! so the GBNF must accept exactly what the Lark form accepts. The structural tags frame calls with
 //! exact strings (`<tool_call>\n{"name": …`) where the grammars allow any whitespace, and `triggered_tags`
 //! allow text after the calls: each is checked on the accepted output's calls written in its own framing
-//! (see [`structural_line`]).
+//! (see [`structural_line`]), or, for element calls (Kimi K3, MiniMax-M3) whose arguments this module
+//! does not write, copied from the output ([`copied_call_tag`]). A structural tag whose calls can be
+//! neither written nor copied is not checked: the tagged-parameter formats (Qwen3-Coder, GLM and its
+//! kin), whose structural tags write the parameters in declared order with the template's padding and
+//! so refuse some corpus outputs the grammars accept (copying their calls showed 67 such refusals).
 //!
 //! The Python engines live in a venv made once under the target directory
 //! (`python3 -m venv`, `pip install --no-deps -r xtask/python/requirements.txt`, ~130 MB), remade
@@ -414,7 +418,12 @@ fn structural_line(
     let required = !constraint.lazy;
     let mut refuse = Vec::new();
     let first = &calls[0].name;
-    if let Some(at) = written.find(first.as_str()) {
+    // The name as a word (a one-letter name also occurs inside the framing's words).
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let named = written.match_indices(first.as_str()).find(|&(at, _)| {
+        !written[..at].ends_with(word) && !written[at + first.len()..].starts_with(word)
+    });
+    if let Some((at, _)) = named {
         let at = at + first.len();
         refuse.push(format!("{}_unknown{}", &written[..at], &written[at..]));
     }
@@ -503,6 +512,14 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<
 /// of their syntax beside the parser's and the grammar's, while the corpus output is the model's own.
 fn copied_call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<String> {
     let framings: Vec<(&str, &str)> = (tags.iter())
+        // Only a tag whose content is one of our own grammars: those accept what the Lark and GBNF
+        // forms accept, checked on the same outputs. A tag of tagged parameters (a `sequence`) is
+        // written in one layout (declared order, the template's padding), stricter than the output.
+        .filter(|tag| {
+            tag.get("content")
+                .and_then(|c| c.get("type"))
+                .is_some_and(|t| t == "grammar")
+        })
         .filter_map(|tag| Some((tag.get("begin")?.as_str()?, tag.get("end")?.as_str()?)))
         .filter(|(begin, _)| !begin.is_empty())
         .collect();
@@ -535,6 +552,8 @@ fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String
             .is_some_and(|begin| {
                 begin.ends_with(call.name.as_str())
                     || begin.contains(&format!("{quoted},"))
+                    // The name as the key of the arguments: `{"NAME": ` (Apertus).
+                    || begin.ends_with(&format!("{{{quoted}: "))
                     // A Python dict call: `{'name': 'NAME', 'arguments': `.
                     || begin.contains(&format!("'{}',", call.name))
                     // An XML invoke (`<NS:invoke name="NAME">`) whose parameters are
