@@ -61,9 +61,9 @@ pub mod constraint;
 use std::sync::Arc;
 
 use parser_core::{
-    Calls, Carry, Found, Literal, MarkerSet, ObjectArgs, OutputParser, ParamStep, ParamValue,
-    ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink, Stage, Tools, ValueSyntax, ValueType,
-    find_within, leading_ws, literal_at,
+    Boundary, CallEnds, Calls, Carry, Found, Head, Literal, MarkerSet, ObjectArgs, OutputParser,
+    ParamStep, ParamValue, ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink, Stage, Tools,
+    ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
 };
 
 /// Starts a message header.
@@ -120,6 +120,12 @@ static VALUE: ValueSyntax = ValueSyntax {
     ends: &VALUE_END,
     closer_followers: None,
     trim_newline: false,
+};
+/// An invoke ends at its closer or, when that is missing, at the message's end (left to the message).
+static INVOKE_ENDS: CallEnds = CallEnds {
+    close: INVOKE_END,
+    block_close: None,
+    next: &[EOM, EOT, START],
 };
 /// Where an invoke body that is not parameters ends: its closer (consumed) or the message's end.
 static RAW_BODY_END: MarkerSet = MarkerSet::new(&[&[INVOKE_END], &[EOM, EOT, START]]);
@@ -300,43 +306,22 @@ impl Machine {
                     pos += if group == 0 { end } else { stop };
                     self.state = State::Lead;
                 }
-                State::Invoke => {
-                    let ws = leading_ws(rest);
-                    pos += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return pos;
+                State::Invoke => match call_boundary(rest, eof, &INVOKE_ENDS, parameter_head) {
+                    Boundary::Wait(used) => return pos + used,
+                    // The invoke's closer, or the message's end with the closer missing.
+                    Boundary::Closed { used, .. } => {
+                        pos += used;
+                        self.close_call(out);
                     }
-                    match literal_at(after, &[INVOKE_END, EOM, EOT, START], eof) {
-                        Literal::Whole(len) if after.starts_with(INVOKE_END) => {
-                            pos += len;
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Whole(_) => {
-                            // The message ends with the invoke's closer missing.
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Partial => return pos,
-                        Literal::No => {}
+                    Boundary::Argument(key, used) => {
+                        self.open_value(out, key);
+                        pos += used;
                     }
-                    match name_head(after, PARAMETER, eof) {
-                        Head::NeedMore => return pos,
-                        Head::Complete(key, len) => {
-                            let key = key.to_owned();
-                            self.open_value(out, &key);
-                            pos += len;
-                        }
-                        Head::Not
-                            if eof
-                                && matches!(name_head(after, PARAMETER, false), Head::NeedMore) =>
-                        {
-                            return text.len();
-                        }
-                        Head::Not => self.state = State::RawInvoke,
+                    Boundary::Raw(used) => {
+                        pos += used;
+                        self.state = State::RawInvoke;
                     }
-                }
+                },
                 State::Value => {
                     let (args, calls) = (&mut self.args, &mut self.calls);
                     match self.value.run(rest, eof, &VALUE, args, calls, out) {
@@ -465,19 +450,18 @@ fn header(text: &str, eof: bool) -> Header {
     Header::Message(body, at + MESSAGE.len())
 }
 
-enum Head<'t> {
-    NeedMore,
-    Complete(&'t str, usize),
-    Not,
-}
-
 /// Reads `<atem:invoke name="NAME">`.
-fn invoke_head(text: &str, eof: bool) -> Head<'_> {
+fn invoke_head(text: &str, eof: bool) -> Head<&str> {
     name_head(text, INVOKE, eof)
 }
 
+/// Reads `<atem:parameter name="KEY">`.
+fn parameter_head(text: &str, eof: bool) -> Head<&str> {
+    name_head(text, PARAMETER, eof)
+}
+
 /// Reads `OPENER NAME">` at the start of `text`: a non-empty name without `"`, `<` or a line break.
-fn name_head<'t>(text: &'t str, opener: &str, eof: bool) -> Head<'t> {
+fn name_head<'t>(text: &'t str, opener: &str, eof: bool) -> Head<&'t str> {
     let len = match literal_at(text, &[opener], eof) {
         Literal::Whole(len) => len,
         Literal::Partial => return Head::NeedMore,
