@@ -203,73 +203,89 @@ mod tests {
         call_boundary(rest, eof, ends, arg)
     }
 
+    fn closed(used: usize, by: Closer) -> Boundary<&'static str> {
+        Boundary::Closed { used, by }
+    }
+
+    /// Each case: the literals, the text, whether the output ended there, and the boundary.
+    fn check(cases: &[(&CallEnds, &str, bool, Boundary<&str>)]) {
+        for &(ends, rest, eof, want) in cases {
+            assert_eq!(run(ends, rest, eof), want, "{rest:?} eof {eof}");
+        }
+    }
+
     #[test]
     fn whitespace_is_framing_and_waits() {
-        assert_eq!(run(&ENDS, "", false), Boundary::Wait(0));
-        assert_eq!(run(&ENDS, " \n\t", false), Boundary::Wait(3));
-        assert_eq!(run(&ENDS, " \n", true), Boundary::Wait(2));
+        check(&[
+            (&ENDS, "", false, Boundary::Wait(0)),
+            (&ENDS, " \n\t", false, Boundary::Wait(3)),
+            (&ENDS, " \n", true, Boundary::Wait(2)),
+        ]);
     }
 
     #[test]
     fn closers_consume_and_next_does_not() {
-        assert_eq!(
-            run(&ENDS, "\n<|close|>call<|sep|>rest", false),
-            Boundary::Closed {
-                used: 21,
-                by: Closer::Call
-            }
-        );
-        assert_eq!(
-            run(&ENDS, "<|close|>tools<|sep|>", false),
-            Boundary::Closed {
-                used: 21,
-                by: Closer::Block
-            }
-        );
-        assert_eq!(
-            run(&ENDS, "  <|open|>call tool=", false),
-            Boundary::Closed {
-                used: 2,
-                by: Closer::Next
-            }
-        );
-        assert_eq!(
-            run(&NO_BLOCK, " <|eot|>", false),
-            Boundary::Closed {
-                used: 1,
-                by: Closer::Next
-            }
-        );
+        check(&[
+            (
+                &ENDS,
+                "\n<|close|>call<|sep|>rest",
+                false,
+                closed(21, Closer::Call),
+            ),
+            (
+                &ENDS,
+                "<|close|>tools<|sep|>",
+                false,
+                closed(21, Closer::Block),
+            ),
+            (
+                &ENDS,
+                "  <|open|>call tool=",
+                false,
+                closed(2, Closer::Next),
+            ),
+            (&NO_BLOCK, " <|eot|>", false, closed(1, Closer::Next)),
+        ]);
     }
 
     #[test]
     fn a_cut_literal_waits_unless_the_output_ended() {
-        assert_eq!(run(&ENDS, " <|close|>ca", false), Boundary::Wait(1));
-        // The shared prefix of the call's and the block's closer waits too.
-        assert_eq!(run(&ENDS, "<|close|>", false), Boundary::Wait(0));
-        // At the end it is no closer and no argument: raw.
-        assert_eq!(run(&ENDS, " <|close|>ca", true), Boundary::Raw(1));
+        check(&[
+            (&ENDS, " <|close|>ca", false, Boundary::Wait(1)),
+            // The shared prefix of the call's and the block's closer waits too.
+            (&ENDS, "<|close|>", false, Boundary::Wait(0)),
+            // At the end it is no closer and no argument: raw.
+            (&ENDS, " <|close|>ca", true, Boundary::Raw(1)),
+        ]);
     }
 
     #[test]
     fn arguments_are_read_by_the_head_reader() {
-        assert_eq!(
-            run(&ENDS, "\n<a k=\"city\">Paris", false),
-            Boundary::Argument("city", 13)
-        );
-        assert_eq!(run(&ENDS, "\n<a k=\"ci", false), Boundary::Wait(1));
-        assert_eq!(run(&ENDS, "\n<a", false), Boundary::Wait(1));
-        assert_eq!(run(&ENDS, "\nnot an argument", false), Boundary::Raw(1));
-        assert_eq!(
-            run(&ENDS, "<a k=\"far too long to be a key at all", false),
-            Boundary::Raw(0)
-        );
+        check(&[
+            (
+                &ENDS,
+                "\n<a k=\"city\">Paris",
+                false,
+                Boundary::Argument("city", 13),
+            ),
+            (&ENDS, "\n<a k=\"ci", false, Boundary::Wait(1)),
+            (&ENDS, "\n<a", false, Boundary::Wait(1)),
+            (&ENDS, "\nnot an argument", false, Boundary::Raw(1)),
+            (
+                &ENDS,
+                "<a k=\"far too long to be a key at all",
+                false,
+                Boundary::Raw(0),
+            ),
+        ]);
     }
 
     #[test]
     fn a_head_cut_off_by_the_end_is_consumed_whole() {
-        assert_eq!(run(&ENDS, "\n<a k=\"ci", true), Boundary::Wait(9));
-        assert_eq!(run(&NO_BLOCK, " <a", true), Boundary::Wait(3));
+        check(&[
+            (&ENDS, "\n<a k=\"ci", true, Boundary::Wait(9)),
+            (&NO_BLOCK, " <a", true, Boundary::Wait(3)),
+        ]);
     }
 
     #[test]

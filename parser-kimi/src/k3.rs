@@ -314,12 +314,7 @@ impl Machine {
                     Boundary::Wait(used) => return pos + used,
                     Boundary::Closed { used, by } => {
                         pos += used;
-                        // Only the channel's closer ends the channel too.
-                        let next = match by {
-                            Closer::Block => State::Content,
-                            Closer::Call | Closer::Next => State::Channel,
-                        };
-                        self.close_call(out, next);
+                        self.close_call(out, by);
                     }
                     Boundary::Argument((), used) => {
                         pos += used;
@@ -367,10 +362,14 @@ impl Machine {
         self.state = State::Body;
     }
 
-    fn close_call(&mut self, out: &mut dyn Sink, next: State) {
+    /// Closes the call; the channel goes on unless its own closer ended the call.
+    fn close_call(&mut self, out: &mut dyn Sink, by: Closer) {
         self.args.finish(&mut self.calls, out);
         self.calls.end(out, true);
-        self.state = next;
+        self.state = match by {
+            Closer::Block => State::Content,
+            Closer::Call | Closer::Next => State::Channel,
+        };
     }
 
     /// Reads `<|open|>call ATTRS<|sep|>` at the start of `text`; a non-empty `tool` attribute names

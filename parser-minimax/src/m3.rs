@@ -363,12 +363,7 @@ impl Machine {
                     Boundary::Wait(used) => return pos + used,
                     Boundary::Closed { used, by } => {
                         pos += used;
-                        // Only the block's closer ends the block too.
-                        let next = match by {
-                            Closer::Block => State::Content,
-                            Closer::Call | Closer::Next => State::Block,
-                        };
-                        self.close_call(out, next);
+                        self.close_call(out, by);
                     }
                     Boundary::Argument(key, used) => {
                         self.open_value(out, key);
@@ -414,10 +409,14 @@ impl Machine {
         self.state = State::Body;
     }
 
-    fn close_call(&mut self, out: &mut dyn Sink, next: State) {
+    /// Closes the call; the block goes on unless its own closer ended the call.
+    fn close_call(&mut self, out: &mut dyn Sink, by: Closer) {
         self.args.finish(&mut self.calls, out);
         self.calls.end(out, true);
-        self.state = next;
+        self.state = match by {
+            Closer::Block => State::Content,
+            Closer::Call | Closer::Next => State::Block,
+        };
     }
 
     fn open_value(&mut self, out: &mut dyn Sink, key: &str) {

@@ -61,9 +61,9 @@ pub mod constraint;
 use std::sync::Arc;
 
 use parser_core::{
-    Boundary, CallEnds, Calls, Carry, Found, Head, Literal, MarkerSet, ObjectArgs, OutputParser,
-    ParamStep, ParamValue, ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink, Stage, Tools,
-    ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
+    Boundary, CallEnds, Calls, Carry, Deltas, Found, Head, Literal, MarkerSet, ObjectArgs,
+    OutputParser, ParamStep, ParamValue, ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink,
+    Stage, Tools, ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
 };
 
 /// Starts a message header.
@@ -201,10 +201,73 @@ impl MuseParser {
     }
 }
 
-impl OutputParser for MuseParser {
-    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+impl MuseParser {
+    /// Writes the common delta as [`Machine::run`] would and returns `true`; `false` when the machine
+    /// must read it. Inside a message body, a delta with no byte that can begin the body's end (the
+    /// scan's own pair filter, [`MarkerSet::may_match`]) is that body's text; inside a string value, a
+    /// run of it, streamed or collected ([`ParamValue::take_plain`],
+    /// [`ParamValue::take_plain_collected`]). Generic over the sink, so that
+    /// [`OutputParser::push_deltas`] writes with static calls.
+    #[inline(always)]
+    fn push_plain<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
+        if !self.carry.held().is_empty() || text.is_empty() {
+            return false;
+        }
+        let m = &mut self.machine;
+        match m.state {
+            State::Body(Body::Reasoning) if !m.inline => {
+                let plain = !BODY_END.may_match(text);
+                if plain {
+                    out.reasoning(text);
+                }
+                plain
+            }
+            // Content, and reasoning kept inline: the content bookkeeping `Calls::content` does.
+            State::Body(Body::Reasoning | Body::Content) => {
+                let plain = m.calls.take_plain_content(&BODY_END, text);
+                if plain {
+                    out.content(text);
+                }
+                plain
+            }
+            // Text of a tool message past its framing lead (no invoke or wrapper in it).
+            State::Body(Body::Tool) if !m.tool_lead => {
+                let plain = m.calls.take_plain_content(&TOOL_BODY, text);
+                if plain {
+                    out.content(text);
+                }
+                plain
+            }
+            // A run of a value: streamed when a string, collected when typed.
+            State::Value => {
+                m.value
+                    .take_plain(text, &VALUE, &mut m.args, &mut m.calls, out)
+                    || m.value.take_plain_collected(text, &VALUE, &m.calls)
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs the machine over the held text and `text` (kept out of the common path).
+    #[inline(never)]
+    fn push_machine(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry
             .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+    }
+}
+
+impl OutputParser for MuseParser {
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
+        }
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
+        }
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
