@@ -573,7 +573,23 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 /// character below U+0020. Eight bytes at a time (a byte at a time was a tenth of a structural
 /// tag's cost).
 pub(crate) fn needs_json_escape(text: &str) -> bool {
-    next_escape(text.as_bytes(), 0).is_some()
+    let bytes = text.as_bytes();
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if escape_mask(u64::from_le_bytes(word)) != 0 {
+            return true;
+        }
+    }
+    // The last bytes padded with spaces (which need no escape): one more word, not a loop.
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return false;
+    }
+    let mut word = [b' '; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    escape_mask(u64::from_le_bytes(word)) != 0
 }
 
 /// Writes `text` as the inside of a JSON string, escaped exactly as `serde_json` escapes it.
@@ -585,6 +601,11 @@ pub(crate) fn needs_json_escape(text: &str) -> bool {
 /// cost).
 pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
     const LONG: usize = 256;
+    // Most texts (a name, a key, a description) need no escape: copied whole.
+    if !needs_json_escape(text) {
+        out.push_str(text);
+        return;
+    }
     if text.len() >= LONG && text.is_ascii() {
         push_ascii_escaped(out, text.as_bytes());
         return;
