@@ -692,7 +692,12 @@ fn push_escape(out: &mut String, byte: u8) {
 /// Writes a Lark string literal: a JSON string, escaped as `serde_json` escapes one.
 fn push_lark_literal(out: &mut String, text: &str) {
     out.push('"');
-    push_json_escaped(out, text);
+    // Most literals need no escape: copied whole, without the call.
+    if needs_json_escape(text) {
+        push_json_escaped(out, text);
+    } else {
+        out.push_str(text);
+    }
     out.push('"');
 }
 
