@@ -278,13 +278,25 @@ impl JsonCall {
         out: &mut S,
     ) -> bool {
         if self.phase == Phase::ArgsObject && self.committed {
-            let took = self.args_json.take_string_run(text);
-            if took {
-                calls.args(out, text);
-            }
-            return took;
+            return self.take_run_as_written(text, calls, out);
         }
         self.take_held_or_decoded(text, calls, out)
+    }
+
+    /// A run of the (decoded) arguments that is the fragment as written: taken when it stays inside
+    /// a string of the arguments object, then written.
+    #[inline(always)]
+    fn take_run_as_written<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        let took = self.args_json.take_string_run(text);
+        if took {
+            calls.args(out, text);
+        }
+        took
     }
 
     /// [`take_plain_into`](Self::take_plain_into) but for the committed arguments object, out of
@@ -329,11 +341,7 @@ impl JsonCall {
     ) -> bool {
         if self.unescape.is_clean() && is_plain_string_text(text) {
             // Nothing to decode: the piece is its own decoding.
-            let took = self.args_json.take_string_run(text);
-            if took {
-                calls.args(out, text);
-            }
-            return took;
+            return self.take_run_as_written(text, calls, out);
         }
         self.take_escaped_run(text, calls, out)
     }
