@@ -547,7 +547,8 @@ impl Sink for Deltas {
         let end = self.offset();
         self.push_event(Kind::Start { index, name_at }, start, end, false);
     }
-    #[inline]
+    // The common write of a long argument: a few compares, then the same write as `content`.
+    #[inline(always)]
     fn tool_call_arguments(&mut self, index: usize, fragment: &str) {
         self.append(Kind::Arguments { index }, fragment);
     }

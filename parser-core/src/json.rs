@@ -72,6 +72,59 @@ static STRING_SPECIAL: [bool; 256] = {
     table
 };
 
+/// [`JsonScanner::take_string_run`]'s states: 0 plain, 1 after a backslash, 2 to 5 inside `\uXXXX`
+/// with 4 to 1 digits to come, [`RUN_OUT`] the string ended or broke (it absorbs; row 7 is unused).
+const RUN_OUT: u8 = 6;
+
+/// The next state of a string run: `STRING_RUN[state << 8 | byte]`.
+static STRING_RUN: [u8; 8 << 8] = {
+    let mut table = [RUN_OUT; 8 << 8];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if c == b'\\' {
+            1
+        } else if STRING_SPECIAL[b] {
+            RUN_OUT
+        } else {
+            0
+        };
+        table[1 << 8 | b] = match c {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 0,
+            b'u' => 2,
+            _ => RUN_OUT,
+        };
+        let mut state = 2;
+        while state <= 5 {
+            if c.is_ascii_hexdigit() {
+                table[state << 8 | b] = if state == 5 { 0 } else { state as u8 + 1 };
+            }
+            state += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+#[inline(always)]
+fn run_state(escape: Escape) -> u8 {
+    match escape {
+        Escape::None => 0,
+        Escape::Backslash => 1,
+        Escape::Hex(left) => 6 - left.clamp(1, 4),
+    }
+}
+
+#[inline(always)]
+fn run_escape(run: u8) -> Option<Escape> {
+    match run {
+        0 => Some(Escape::None),
+        1 => Some(Escape::Backslash),
+        2..=5 => Some(Escape::Hex(6 - run)),
+        _ => None,
+    }
+}
+
 /// The deepest nesting a [`JsonScanner`] accepts; one level deeper is [`JsonStatus::Invalid`].
 pub const MAX_JSON_DEPTH: usize = 512;
 
@@ -135,33 +188,34 @@ impl JsonScanner {
     /// pending escapes) and returns `true`, as [`feed`](Self::feed) would have consumed it; otherwise
     /// (not in a string, or `text` closes it or breaks it) changes nothing and returns `false`. The
     /// common delta of a long string argument, without the state machine.
-    #[inline]
+    #[inline(always)]
     pub fn take_string_run(&mut self, text: &str) -> bool {
-        let State::Str { key, mut escape } = self.state else {
+        let State::Str { key, escape } = self.state else {
             return false;
         };
+        // One table step per byte (no branch per byte): `RUN_OUT` absorbs whatever ends or breaks
+        // the string, so it is checked once at the end.
+        let mut run = run_state(escape);
         for &c in text.as_bytes() {
-            escape = match escape {
-                Escape::None if !STRING_SPECIAL[c as usize] => continue,
-                Escape::None if c == b'\\' => Escape::Backslash,
-                Escape::None => return false,
-                Escape::Backslash => match c {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Escape::None,
-                    b'u' => Escape::Hex(4),
-                    _ => return false,
-                },
-                Escape::Hex(left) if c.is_ascii_hexdigit() => {
-                    if left == 1 {
-                        Escape::None
-                    } else {
-                        Escape::Hex(left - 1)
-                    }
-                }
-                Escape::Hex(_) => return false,
-            };
+            run = STRING_RUN[usize::from(run & 7) << 8 | usize::from(c)];
         }
+        let Some(escape) = run_escape(run) else {
+            return false;
+        };
         self.state = State::Str { key, escape };
         true
+    }
+
+    /// True inside a string just after the backslash of an escape (the next byte is escaped).
+    #[inline]
+    pub fn after_backslash(&self) -> bool {
+        matches!(
+            self.state,
+            State::Str {
+                escape: Escape::Backslash,
+                ..
+            }
+        )
     }
 
     /// True while nothing but whitespace has been fed.
@@ -583,6 +637,21 @@ pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
 /// True for the bytes a JSON string must escape: `"`, `\` and control characters.
 pub fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// True when no byte of `text` [needs an escape](needs_escape): inside a JSON string, `text` is plain
+/// string content, which neither ends the string nor starts an escape.
+///
+/// ```
+/// use parser_core::is_plain_string_text;
+/// assert!(is_plain_string_text("fn main() { 北京 }"));
+/// assert!(!is_plain_string_text("say \"hi\""));
+/// assert!(!is_plain_string_text("a\\n"));
+/// assert!(!is_plain_string_text("tab\there"));
+/// ```
+#[inline]
+pub fn is_plain_string_text(text: &str) -> bool {
+    !text.bytes().any(|b| STRING_SPECIAL[usize::from(b)])
 }
 
 /// True when `text` is exactly one valid JSON object (surrounding whitespace allowed).

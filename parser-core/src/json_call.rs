@@ -25,7 +25,7 @@
 //! call being parsed. Without id fields nothing changes: the call commits at its complete name.
 
 use crate::deltas::Sink;
-use crate::json::{JsonScanner, JsonStatus, fit_within, is_ws};
+use crate::json::{JsonScanner, JsonStatus, fit_within, is_plain_string_text, is_ws};
 use crate::scanner::{Found, MarkerSet};
 use crate::tool::Calls;
 
@@ -260,6 +260,125 @@ impl JsonCall {
     #[inline]
     pub fn take_plain(&mut self, text: &str) -> bool {
         self.phase == Phase::ArgsObject && self.committed && self.args_json.take_string_run(text)
+    }
+
+    /// [`take_plain`](Self::take_plain) for every run the reader can take without its machine, the
+    /// fragment written here: `true` when `text` was taken exactly as [`run`](Self::run) would take it
+    /// (its writes included), `false` when nothing changed. Besides a run of a string of the committed
+    /// call's arguments object, it takes
+    /// - such a run before the commit (an id field still to come): held with the raw text, as `run`
+    ///   holds it, while it fits in the buffer limit;
+    /// - a run of JSON-encoded string arguments (`"arguments": "{\"a\": \"…"`) that stays inside a
+    ///   string of the decoded object: decoded and written (the piece itself when it holds no escape).
+    #[inline(always)]
+    pub fn take_plain_into<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        if self.phase == Phase::ArgsObject && self.committed {
+            return self.take_run_as_written(text, calls, out);
+        }
+        self.take_held_or_decoded(text, calls, out)
+    }
+
+    /// A run of the (decoded) arguments that is the fragment as written: taken when it stays inside
+    /// a string of the arguments object, then written.
+    #[inline(always)]
+    fn take_run_as_written<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        let took = self.args_json.take_string_run(text);
+        if took {
+            calls.args(out, text);
+        }
+        took
+    }
+
+    /// [`take_plain_into`](Self::take_plain_into) but for the committed arguments object, out of
+    /// the common path.
+    #[inline(never)]
+    fn take_held_or_decoded<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        match self.phase {
+            Phase::ArgsObject => self.hold_plain(text, calls.buffer_limit()),
+            Phase::ArgsString if self.committed => self.take_decoded_run(text, calls, out),
+            _ => false,
+        }
+    }
+
+    /// A string run of the arguments before the commit: raw text and pending arguments, as
+    /// [`run`](Self::run) keeps them, when all of it fits beside the raw text held (then `run` would
+    /// have read all of it too).
+    fn hold_plain(&mut self, text: &str, limit: usize) -> bool {
+        if self.raw.len().saturating_add(text.len()) > limit
+            || !self.args_json.take_string_run(text)
+        {
+            return false;
+        }
+        self.raw.push_str(text);
+        self.pending.push_str(text);
+        true
+    }
+
+    /// A run of JSON-encoded string arguments of the committed call: decoded as [`run`](Self::run)
+    /// decodes it, taken when the encoded string goes on after it and the decoded text stays inside
+    /// a string of the decoded object (what `run`'s validation would then consume whole).
+    #[inline]
+    fn take_decoded_run<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        if self.unescape.is_clean() && is_plain_string_text(text) {
+            // Nothing to decode: the piece is its own decoding.
+            return self.take_run_as_written(text, calls, out);
+        }
+        self.take_escaped_run(text, calls, out)
+    }
+
+    /// [`take_decoded_run`](Self::take_decoded_run) of a piece with escapes (or after one that ended
+    /// inside an escape).
+    #[inline(never)]
+    fn take_escaped_run<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        calls: &mut Calls,
+        out: &mut S,
+    ) -> bool {
+        let mut unescape = self.unescape;
+        self.decoded.clear();
+        let (_, closed, ok) = unescape.feed(text, &mut self.decoded);
+        let took = ok && !closed && self.args_json.take_string_run(&self.decoded);
+        if took {
+            self.unescape = unescape;
+            calls.args(out, &self.decoded);
+        }
+        self.decoded.clear();
+        took
+    }
+
+    /// Whether the text read so far ends just after the backslash of an escape inside a string of
+    /// the arguments (the raw text, for JSON-encoded arguments): the byte that comes next is
+    /// escaped. A reader that tracks strings alongside (a JSON array's element end) can check that
+    /// it agrees, and then follow a run [`take_plain_into`](Self::take_plain_into) took without
+    /// reading it: it stays inside the string and ends after a backslash exactly when this says so.
+    #[inline]
+    pub fn after_backslash(&self) -> bool {
+        match self.phase {
+            Phase::ArgsObject => self.args_json.after_backslash(),
+            Phase::ArgsString => self.unescape.backslash,
+            _ => false,
+        }
     }
 
     /// The text consumed while the object was not yet a call (after [`CallEnd::NotACall`]: content).
@@ -710,6 +829,12 @@ struct Unescape {
 }
 
 impl Unescape {
+    /// Between characters: no escape under way, no surrogate waiting.
+    #[inline]
+    fn is_clean(&self) -> bool {
+        !self.backslash && self.hex.is_none() && self.high.is_none()
+    }
+
     /// Decodes from `text` into `out`; returns (consumed, string closed, well-formed so far). Stops after
     /// the closing quote. An unfinished escape is consumed and remembered, never emitted half-way.
     fn feed(&mut self, text: &str, out: &mut String) -> (usize, bool, bool) {
@@ -1038,6 +1163,133 @@ mod tests {
         assert_eq!(
             read_all_with(KEYED, r#"{"note": "x"}"#).1,
             CallEnd::NotACall
+        );
+    }
+
+    /// Streams `text` as `Carry::feed_calls` does: each piece through `take_plain_into` when nothing
+    /// is held, else through `run`; returns the message, the number of pieces the fast path took and
+    /// the unconsumed rest.
+    fn stream_through_fast_path(
+        fields: JsonCallFields,
+        options: &ParseOptions,
+        pieces: &[&str],
+    ) -> (ParsedMessage, usize, String) {
+        let mut calls = Calls::new(options);
+        let mut out = Accumulator::new();
+        let mut call = JsonCall::with_fields(fields);
+        let mut held = String::new();
+        let mut taken = 0;
+        let mut result = CallEnd::Open;
+        for piece in pieces {
+            if result != CallEnd::Open {
+                held.push_str(piece);
+                continue;
+            }
+            if held.is_empty() && call.take_plain_into(piece, &mut calls, &mut out) {
+                taken += 1;
+                continue;
+            }
+            held.push_str(piece);
+            let (used, end) = call.run(&held, false, &END, &mut calls, &mut out);
+            held.drain(..used);
+            result = end;
+        }
+        if result == CallEnd::Open {
+            let (used, end) = call.run(&held, true, &END, &mut calls, &mut out);
+            held.drain(..used);
+            result = end;
+        }
+        if let CallEnd::Closed { valid } = result {
+            calls.end(&mut out, valid);
+        }
+        (out.into_message(), taken, held)
+    }
+
+    /// `text` cut after `offset` characters (when not zero), then every `size` characters.
+    fn pieces_of(text: &str, offset: usize, size: usize) -> Vec<&str> {
+        let mut cuts: Vec<usize> = text
+            .char_indices()
+            .map(|(at, _)| at)
+            .enumerate()
+            .filter(|&(n, _)| {
+                n > 0 && (n == offset || (n > offset && (n - offset).is_multiple_of(size)))
+            })
+            .map(|(_, at)| at)
+            .collect();
+        cuts.insert(0, 0);
+        cuts.push(text.len());
+        cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect()
+    }
+
+    /// The runs `take_plain_into` takes (a string of the arguments object, held before a late id,
+    /// and JSON-encoded arguments decoded) stream exactly as one-shot: escapes, `\u` escapes and
+    /// surrogate pairs, multi-byte characters, escaped quotes inside escaped strings, closing quotes
+    /// and brackets, broken escapes — under every chunking into pieces of 1 to 7 characters, at
+    /// every offset, and with a buffer limit the held arguments run into.
+    #[test]
+    fn plain_runs_stream_as_one_shot() {
+        let string =
+            r#""fn main() { \"x\" } \\ \/ \u00e9\u4EAC \ud83d\ude00 é北京😀 ]}, \n\t end""#;
+        let objects = [
+            format!(r#"{{"name": "f", "arguments": {{"s": {string}, "n": [1, "}}"]}}}}</tool_call>"#),
+            format!(r#"{{"name": "f", "arguments": {{"a": {string}, "b": {string}}}}}"#),
+            r#"{"name": "f", "arguments": {"s": "bad \q escape and more"}}</tool_call>"#.into(),
+            r#"{"name": "f", "arguments": {"s": "bad \u12G4 hex and more"}}</tool_call>"#.into(),
+            "{\"name\": \"f\", \"arguments\": {\"s\": \"raw\nnewline in it\"}}</tool_call>".into(),
+            format!(r#"{{"name": "f", "arguments": {{"s": {string}"#),
+            // Arguments written as a JSON string holding JSON.
+            format!(
+                r#"{{"name": "f", "arguments": {}}}</tool_call>"#,
+                serde_json::to_string(&format!(r#"{{"s": {string}, "n": 1}}"#)).unwrap()
+            ),
+            format!(
+                r#"{{"name": "f", "arguments": {}}}"#,
+                serde_json::to_string(&format!(r#"{{"s": {string}}} junk"#)).unwrap()
+            ),
+            r#"{"name": "f", "arguments": "{\"s\": \"q \\\"in\\\" \\\\\\\" \\u00e9 \\ud83d\\ude00 \u00e9 \ud83d\ude00 end\"}"}"#.into(),
+            r#"{"name": "f", "arguments": "{\"s\": \"lone \ud83d surrogate then more\"}"}"#.into(),
+            r#"{"name": "f", "arguments": "{\"s\": \"decoded \n newline\"}"}"#.into(),
+            r#"{"name": "f", "arguments": "{\"s\": \"broken \q escape\"}"}"#.into(),
+            r#"{"name": "f", "arguments": "{\"s\": \"cut off"#.into(),
+            // An id after the arguments: they are held until it comes.
+            format!(r#"{{"name": "f", "arguments": {{"s": {string}}}, "id": "Ab3dE6gh9"}}"#),
+            format!(r#"{{"arguments": {{"s": {string}}}, "id": "Ab3dE6gh9"}}"#),
+            format!(r#"{{"name": "f", "arguments": {{"s": {string}, "n": 1"#),
+        ];
+        const MISTRAL: JsonCallFields = JsonCallFields {
+            id: &["id"],
+            ..JsonCallFields::STANDARD
+        };
+        let limited = ParseOptions::new()
+            .with_call_id_seed(1)
+            .with_limits(crate::Limits { call_buffer: 64 });
+        let options = ParseOptions::new().with_call_id_seed(1);
+        let mut taken_total = 0;
+        for text in &objects {
+            for (fields, options) in [
+                (JsonCallFields::STANDARD, &options),
+                (MISTRAL, &options),
+                (MISTRAL, &limited),
+            ] {
+                let (one_shot, _, rest) = stream_through_fast_path(fields, options, &[text]);
+                for size in 1..=7 {
+                    for offset in 0..size {
+                        let pieces = pieces_of(text, offset, size);
+                        let (streamed, taken, streamed_rest) =
+                            stream_through_fast_path(fields, options, &pieces);
+                        assert_eq!(
+                            (&streamed, &streamed_rest),
+                            (&one_shot, &rest),
+                            "{text:?} in pieces of {size} after {offset}"
+                        );
+                        taken_total += taken;
+                    }
+                }
+            }
+        }
+        assert!(
+            taken_total > 1000,
+            "the fast path took only {taken_total} pieces"
         );
     }
 

@@ -134,7 +134,8 @@ pub use deltas::{Accumulator, Delta, Deltas, DeltasIter, DeltasView, Sink};
 pub use error::{Error, ErrorKind};
 pub use json::{
     JsonScanner, JsonStatus, MAX_JSON_DEPTH, escape_json_each, escape_json_into, find_within,
-    fit_within, is_json_object, is_ws, leading_ws, needs_escape, partial_suffix,
+    fit_within, is_json_object, is_plain_string_text, is_ws, leading_ws, needs_escape,
+    partial_suffix,
 };
 pub use json_call::{CallEnd, JsonCall, JsonCallFields};
 pub use message::{ParsedMessage, Stage, ToolCall};

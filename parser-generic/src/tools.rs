@@ -179,17 +179,24 @@ impl CallMachine for Machine {
     #[inline]
     fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = match self.state {
-            // In an array the element's end is tracked too: a delta that stays inside a string for
-            // both readers moves neither the element's end nor the call's state.
+            // In an array the element's end is tracked too. Inside a string, where its reader and
+            // the call's see the same escape (checked here), a run the call's reader takes stays
+            // inside the string for the element's as well (a valid JSON string run is one for the
+            // element's looser rules), which then ends after a backslash exactly when the call's
+            // reader does: the element follows without reading the bytes again.
             State::Json if self.in_array => {
-                let mut element = self.element;
-                let took = element.take_string_run(text) && self.json.take_plain(text);
-                if took {
-                    self.element = element;
+                let pending = self.json.after_backslash();
+                if !self.element.in_string || self.element.escaped != pending {
+                    return false;
                 }
-                took
+                let took = self.json.take_plain_into(text, &mut self.calls, out);
+                if took {
+                    self.element.escaped = self.json.after_backslash();
+                }
+                return took;
             }
-            State::Json => self.json.take_plain(text),
+            // The reader writes the run itself (decoded, or held before a late id).
+            State::Json => return self.json.take_plain_into(text, &mut self.calls, out),
             State::ArgsObject => self.scanner.take_string_run(text),
             // Python arguments are kept for the conversion at `)`: a delta that stays inside a
             // string (escapes included) is kept as it is, as `py_args` would keep it (nothing is
@@ -208,18 +215,24 @@ impl CallMachine for Machine {
                 true
             }
             // A tagged string value writes the delta itself (escaped).
-            State::Value => {
-                let value = self.syntax.value;
-                return self
-                    .value
-                    .take_plain(text, value, &mut self.args, &mut self.calls, out);
-            }
+            State::Value => return self.plain_value(text, out),
             _ => false,
         };
         if took {
             self.calls.args(out, text);
         }
         took
+    }
+}
+
+impl Machine {
+    /// [`CallMachine::plain_arguments`] in a tagged value, out of line: the JSON arms stay small
+    /// enough for the common delta to need no spills.
+    #[inline(never)]
+    fn plain_value<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
+        let value = self.syntax.value;
+        self.value
+            .take_plain(text, value, &mut self.args, &mut self.calls, out)
     }
 }
 impl Machine {
@@ -853,30 +866,6 @@ impl ElementEnd {
         false
     }
 
-    /// Inside a string: consumes `text` and returns `true` when all of it stays inside the string
-    /// (what [`advance`](Self::advance) would do, faster when no byte is a quote or a backslash);
-    /// otherwise (not in a string, or `text` leaves it) returns `false`, leaving `self` in an
-    /// unspecified state (callers pass a copy).
-    #[inline]
-    fn take_string_run(&mut self, text: &str) -> bool {
-        if !self.in_string {
-            return false;
-        }
-        let bytes = text.as_bytes();
-        if !bytes.iter().any(|&b| b == b'"' || b == b'\\') {
-            // The first byte, if any, is what a pending escape takes.
-            self.escaped &= bytes.is_empty();
-            return true;
-        }
-        for &byte in bytes {
-            self.step(byte);
-            if !self.in_string {
-                return false;
-            }
-        }
-        true
-    }
-
     /// How much of `text` the element takes, its closing bracket included, if it ends in `text`
     /// (nothing is consumed: [`advance`](Self::advance) does).
     fn find(&self, text: &str) -> Option<usize> {
@@ -903,40 +892,59 @@ impl ElementEnd {
 #[cfg(test)]
 mod tests {
     use super::ElementEnd;
+    use parser_core::{Accumulator, Calls, JsonCall, JsonCallFields, MarkerSet, ParseOptions};
 
-    /// `take_string_run` takes a piece exactly when the piece starts and stays inside a string, and
-    /// then leaves the element where `advance` would: every piece of every split of elements with
-    /// escapes, quotes, braces in strings and multi-byte characters.
+    static END: MarkerSet = MarkerSet::new(&[&["</tool_call>"]]);
+
+    /// The shortcut of `plain_arguments` in an array: where the element's reader is inside a string
+    /// with the escape the call's reader has, a piece the call's reader takes leaves the element
+    /// exactly where reading the piece would (inside the string, after a backslash as the call's
+    /// reader says) — every piece of every split of calls with escapes, `\u` escapes, braces and
+    /// quotes in strings, multi-byte characters, JSON-encoded arguments and a late id.
     #[test]
-    fn element_string_run_agrees_with_advance() {
-        let elements = [
-            r#"{"name": "f", "arguments": {"s": "a \"q\" {b} \\ \\\" \u00e9 end", "n": [1, {"x": "}"}]}}"#,
-            r#"{"a": "\\\\\\", "b": "\\"}"#,
-            "{\"a\": \"caf\u{e9} \u{5317}\u{4eac}\\\\\"}",
+    fn a_run_the_call_takes_moves_the_element_as_reading_it() {
+        let calls_text = [
+            r#"{"name": "f", "arguments": {"s": "a \"q\" {b} \\ \\\" \u00e9 \ud83d\ude00 é北 end", "n": [1, {"x": "}"}]}}"#,
+            r#"{"name": "f", "arguments": "{\"s\": \"q \\\"in\\\" \\\\ {]} \\u00e9 é\"}"}"#,
+            r#"{"name": "f", "arguments": {"s": "x\\\\\\"}, "id": "Ab3dE6gh9"}"#,
         ];
-        for element in elements {
-            for start in 0..element.len() {
-                for end in start..=element.len() {
-                    if !element.is_char_boundary(start) || !element.is_char_boundary(end) {
-                        continue;
-                    }
-                    let mut before = ElementEnd::default();
-                    before.advance(&element[..start]);
-                    let piece = &element[start..end];
-                    let mut advanced = before;
-                    let mut stays = before.in_string;
-                    for byte in piece.bytes() {
-                        advanced.step(byte);
-                        stays &= advanced.in_string;
-                    }
-                    let mut taken = before;
-                    let took = taken.take_string_run(piece);
-                    assert_eq!(took, stays, "{element:?} {start}..{end}");
-                    if took {
-                        assert_eq!(taken, advanced, "{element:?} {start}..{end}");
+        const ID: JsonCallFields = JsonCallFields {
+            id: &["id"],
+            ..JsonCallFields::STANDARD
+        };
+        let mut taken = 0;
+        for text in calls_text {
+            for fields in [JsonCallFields::STANDARD, ID] {
+                for start in 0..text.len() {
+                    for end in start..=text.len() {
+                        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+                            continue;
+                        }
+                        let mut calls = Calls::new(&ParseOptions::new());
+                        let mut out = Accumulator::new();
+                        let mut call = JsonCall::with_fields(fields);
+                        let (used, _) = call.run(&text[..start], false, &END, &mut calls, &mut out);
+                        if used != start {
+                            continue;
+                        }
+                        let mut element = ElementEnd::default();
+                        element.advance(&text[..start]);
+                        if !element.in_string || element.escaped != call.after_backslash() {
+                            continue;
+                        }
+                        let piece = &text[start..end];
+                        if !call.take_plain_into(piece, &mut calls, &mut out) {
+                            continue;
+                        }
+                        taken += 1;
+                        let mut read = element;
+                        read.advance(piece);
+                        element.escaped = call.after_backslash();
+                        assert_eq!(element, read, "{text:?} {start}..{end}");
                     }
                 }
             }
         }
+        assert!(taken > 1000, "only {taken} pieces taken");
     }
 }

@@ -231,10 +231,8 @@ impl CallMachine for Machine {
     #[inline]
     fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         match self.state {
-            State::Json if self.json.take_plain(text) => {
-                self.calls.args(out, text);
-                true
-            }
+            // The reader writes the run itself (decoded when the arguments are a JSON string).
+            State::Json => self.json.take_plain_into(text, &mut self.calls, out),
             State::Value => {
                 self.value
                     .take_plain(text, &VALUE, &mut self.args, &mut self.calls, out)
