@@ -313,6 +313,14 @@ impl MarkerSet {
         self.may_contain_marker(text) && self.may_match_candidates(text.as_bytes())
     }
 
+    /// Whether `byte` can start a marker: the per-byte test of
+    /// [`may_contain_marker`](Self::may_contain_marker), for a caller that folds it into a scan of its
+    /// own (a tagged value's delta is tested for markers and JSON escapes in one pass).
+    #[inline(always)]
+    pub(crate) fn can_start(&self, byte: u8) -> bool {
+        self.first[byte as usize]
+    }
+
     /// [`may_match`](Self::may_match) once some byte can start a marker: the pair filter on a short
     /// delta, "maybe" on a long one (the scanner decides).
     #[inline(never)]

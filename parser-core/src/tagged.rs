@@ -72,13 +72,47 @@ impl ObjectArgs {
 
     /// Writes a piece of a string value, escaped: as is when nothing needs escaping (the common case),
     /// else escaped into a reused buffer and written in one piece.
+    #[inline]
     pub fn string_chunk<S: Sink + ?Sized>(&mut self, calls: &mut Calls, out: &mut S, text: &str) {
-        if !text.bytes().any(needs_escape) {
+        if has_escape(text) {
+            self.string_chunk_escaped(calls, out, false, text);
+        } else {
             calls.args(out, text);
-            return;
         }
+    }
+
+    /// [`string_chunk`](Self::string_chunk) of text that needs escaping, after a newline when
+    /// `newline` (a newline held back as possible framing that turned out to be text): escaped into
+    /// the reused buffer and written in one piece. Out of line: the common delta needs none of it.
+    #[inline(never)]
+    fn string_chunk_escaped<S: Sink + ?Sized>(
+        &mut self,
+        calls: &mut Calls,
+        out: &mut S,
+        newline: bool,
+        text: &str,
+    ) {
         self.scratch.clear();
-        escape_json_into(text, &mut self.scratch);
+        if newline {
+            self.scratch.push_str("\\n");
+        }
+        if text.len() <= SHORT_TEXT && text.is_ascii() {
+            // A delta of ASCII text: escaped a byte at a time, no piece copied by a call.
+            for &b in text.as_bytes() {
+                match ESCAPE[b as usize] {
+                    0 => self.scratch.push(char::from(b)),
+                    b'u' => {
+                        escape_json_into(char::from(b).encode_utf8(&mut [0; 4]), &mut self.scratch)
+                    }
+                    code => {
+                        self.scratch.push('\\');
+                        self.scratch.push(char::from(code));
+                    }
+                }
+            }
+        } else {
+            escape_json_into(text, &mut self.scratch);
+        }
         calls.args(out, &self.scratch);
     }
 
@@ -96,6 +130,59 @@ impl ObjectArgs {
     pub fn finish(&mut self, calls: &mut Calls, out: &mut dyn Sink) {
         calls.args(out, if self.members == 0 { "{}" } else { "}" });
     }
+}
+
+/// How JSON writes each byte inside a string: 0, as it is; `u`, as `\u00XX`; else a backslash and this
+/// byte (`\"`, `\\`, `\n`…), as [`escape_json_each`](crate::escape_json_each) writes it.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table
+};
+
+/// The longest text treated as a delta of a few tokens (scanned without a branch per byte, escaped a
+/// byte at a time).
+const SHORT_TEXT: usize = 16;
+
+/// Whether some byte of `text` can start one of `ends`, and whether some byte needs a JSON escape: one
+/// pass for the two questions every delta of a long string value asks. On a short delta (nearly always
+/// plain) the lookups are OR'd together without a branch per byte.
+#[inline(always)]
+fn scan_value_text(text: &str, ends: &MarkerSet) -> (bool, bool) {
+    let bytes = text.as_bytes();
+    if bytes.len() > SHORT_TEXT {
+        return (
+            ends.may_contain_marker(text),
+            bytes.iter().any(|&b| needs_escape(b)),
+        );
+    }
+    let (mut marker, mut escape) = (false, 0);
+    for &b in bytes {
+        marker |= ends.can_start(b);
+        escape |= ESCAPE[b as usize];
+    }
+    (marker, escape != 0)
+}
+
+/// Whether some byte of `text` needs a JSON escape.
+#[inline(always)]
+fn has_escape(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() > SHORT_TEXT {
+        return bytes.iter().any(|&b| needs_escape(b));
+    }
+    bytes.iter().fold(0, |any, &b| any | ESCAPE[b as usize]) != 0
 }
 
 /// How a tagged value ends.
@@ -426,9 +513,10 @@ impl ParamValue {
     }
 
     /// The common delta inside a string value, without [`run`](Self::run): when the value streams as a
-    /// string, its reader has started and holds no newline, and `text` has no byte that can start one of
-    /// `syntax.ends` and no trailing newline to hold, `text` is value text as `run` would find it; it is
-    /// written (escaped) and `true` returned. `false`: nothing changed.
+    /// string, its reader has started, and `syntax.ends` can find nothing in `text` (no marker, no
+    /// cut-off one at its end: [`MarkerSet::may_match`]), `text` is value text as `run` would find it;
+    /// it is written (escaped, after a newline the reader held, its own trailing newline held as `run`
+    /// holds it) and `true` returned. `false`: nothing changed.
     #[inline]
     pub fn take_plain<S: Sink + ?Sized>(
         &mut self,
@@ -438,16 +526,32 @@ impl ParamValue {
         calls: &mut Calls,
         out: &mut S,
     ) -> bool {
-        let plain = self.is_string()
-            && self.reader.started
-            && !self.reader.newline
-            && !text.is_empty()
-            && (!syntax.trim_newline || !text.ends_with('\n'))
-            && !syntax.ends.may_contain_marker(text);
-        if plain {
-            args.string_chunk(calls, out, text);
+        if !self.is_string() || !self.reader.started || text.is_empty() {
+            return false;
         }
-        plain
+        let (marker, escape) = scan_value_text(text, syntax.ends);
+        if marker && syntax.ends.may_match(text) {
+            return false;
+        }
+        // `run` finds no end marker (nor a cut-off one) in `text`: all of it is value text, written as
+        // its `body` writes it. A newline held from the last delta is text after all; a trailing one
+        // is held in turn (it may be the framing newline before the closer).
+        let held = std::mem::take(&mut self.reader.newline);
+        let text = match text.strip_suffix('\n') {
+            Some(kept) if syntax.trim_newline => {
+                self.reader.newline = true;
+                kept
+            }
+            _ => text,
+        };
+        // `escape` may have come from the newline now held alone: the escaped writer then writes the
+        // text as it is (a copy, rare).
+        if held || escape {
+            args.string_chunk_escaped(calls, out, held, text);
+        } else {
+            calls.args(out, text);
+        }
+        true
     }
 
     /// Whether the value streams as a JSON string (rather than being collected).
@@ -599,3 +703,168 @@ mod tests {
 
 /// The collected value's fast path (kept in its own file).
 mod collect;
+
+/// The common-delta path ([`ParamValue::take_plain`]) against [`ParamValue::run`] alone: streamed the
+/// way a machine on [`crate::Carry::feed_calls`] streams a value (the fast path first when nothing is
+/// held, else the held text and the delta through `run`), every value writes the arguments a one-shot
+/// `run` writes.
+#[cfg(test)]
+mod plain_tests {
+    use super::*;
+    use crate::deltas::Accumulator;
+    use crate::options::ParseOptions;
+    use proptest::prelude::*;
+
+    static ENDS: MarkerSet = MarkerSet::new(&[&["</parameter>"], &["<parameter=", "</function>"]]);
+    static FOLLOW: MarkerSet = MarkerSet::new(&[&["<parameter=", "</function>", "</tool_call>"]]);
+    /// Qwen3-Coder's rules: a closer counts before a follower, one framing newline trimmed.
+    static QWEN: ValueSyntax = ValueSyntax {
+        ends: &ENDS,
+        closer_followers: Some(&FOLLOW),
+        trim_newline: true,
+    };
+    static GLM_ENDS: MarkerSet =
+        MarkerSet::new(&[&["</arg_value>"], &["<arg_key>", "</tool_call>"]]);
+    /// GLM's rules: the closer always counts, nothing trimmed.
+    static GLM: ValueSyntax = ValueSyntax {
+        ends: &GLM_ENDS,
+        closer_followers: None,
+        trim_newline: false,
+    };
+
+    /// The arguments of one string value read from `pieces`, and what was left after it; with `fast`
+    /// the common delta takes `take_plain`.
+    fn stream(pieces: &[&str], syntax: &ValueSyntax, fast: bool) -> (String, String) {
+        stream_counted(pieces, syntax, fast).0
+    }
+
+    /// [`stream`], and how many pieces `take_plain` took.
+    fn stream_counted(
+        pieces: &[&str],
+        syntax: &ValueSyntax,
+        fast: bool,
+    ) -> ((String, String), usize) {
+        let mut taken = 0;
+        let options = ParseOptions::new().with_call_id_seed(1);
+        let mut calls = Calls::new(&options);
+        let mut out = Accumulator::new();
+        calls.start(&mut out, "f", None);
+        let (mut args, mut value) = (ObjectArgs::new(), ParamValue::new());
+        args.key(&mut calls, &mut out, "content");
+        value.start(ValueType::String, &mut args, &mut calls, &mut out);
+        let mut held = String::new();
+        let mut ended = false;
+        let count = pieces.len();
+        for (n, piece) in pieces.iter().enumerate() {
+            if ended {
+                held.push_str(piece);
+                continue;
+            }
+            if fast
+                && held.is_empty()
+                && value.take_plain(piece, syntax, &mut args, &mut calls, &mut out)
+            {
+                taken += 1;
+                continue;
+            }
+            held.push_str(piece);
+            let eof = n + 1 == count;
+            let step = value.run(&held, eof, syntax, &mut args, &mut calls, &mut out);
+            let (ParamStep::Pending(used) | ParamStep::Ended(used)) = step;
+            held.drain(..used);
+            ended = matches!(step, ParamStep::Ended(_));
+        }
+        if !ended {
+            let step = value.run(&held, true, syntax, &mut args, &mut calls, &mut out);
+            let (ParamStep::Pending(used) | ParamStep::Ended(used)) = step;
+            held.drain(..used);
+        }
+        value.end(&mut args, &mut calls, &mut out);
+        args.finish(&mut calls, &mut out);
+        calls.end(&mut out, true);
+        let arguments = out.into_message().tool_calls[0].arguments.clone();
+        ((arguments, held), taken)
+    }
+
+    /// `text` in pieces of `size` characters.
+    fn pieces(text: &str, size: usize) -> Vec<&str> {
+        let mut cuts: Vec<usize> = text
+            .char_indices()
+            .map(|(at, _)| at)
+            .step_by(size)
+            .collect();
+        cuts.push(text.len());
+        cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect()
+    }
+
+    fn check(text: &str, syntax: &ValueSyntax) {
+        let one_shot = stream(&[text], syntax, false);
+        for size in 1..=9 {
+            let pieces = pieces(text, size);
+            assert_eq!(
+                stream(&pieces, syntax, true),
+                one_shot,
+                "{text:?} in {size}s"
+            );
+        }
+        for (cut, _) in text.char_indices() {
+            let pieces = [&text[..cut], &text[cut..]];
+            assert_eq!(
+                stream(&pieces, syntax, true),
+                one_shot,
+                "{text:?} cut {cut}"
+            );
+        }
+    }
+
+    const VALUES: &[&str] = &[
+        "\nfn main() {\n    let s = \"hi\\t\";\n}\n\n</parameter>\n</function>",
+        "\nif a < b { c <d> </e> }\n</parameter>\n<parameter=x>",
+        "\nliteral </parameter> closer\n</parameter>\n</function>",
+        "\nnot a closer </param and </parameter>x\n</parameter>\n</function>",
+        "\ncafé 北京 🦀 é\n</parameter>\n</function>",
+        "\u{1}\u{1f}\u{8}\u{c}\r\"\\\n\n\n</parameter>\n</function>",
+        "\n\n\n</parameter>\n</function>",
+        "a\n\nb\n</parameter></function>",
+        "cut off \"inside\" 北",
+        "cut off at\n</param",
+        "cut off after\n</parameter>\n</fun",
+        "code</function>",
+        "say \"x\" <arg_key> and </arg_value>tail",
+        "glm\nvalue \"q\" a < b\u{7} 京</arg_value><arg_key>b</arg_key>",
+    ];
+
+    #[test]
+    fn the_fast_path_streams_like_one_shot() {
+        for text in VALUES {
+            check(text, &QWEN);
+            check(text, &GLM);
+        }
+        // The fast path is taken: by pieces with escapes, newlines (held or written) and `<` that
+        // starts no marker, not only by plain ones.
+        let (_, taken) = stream_counted(&["\nx", "\"a\"\n", "\n", "b < c", "\t"], &QWEN, true);
+        assert_eq!(taken, 4);
+    }
+
+    proptest! {
+        #[test]
+        fn random_values_stream_like_one_shot(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("\n"), Just("<"), Just("</"), Just("</parameter>"), Just("<parameter="),
+                    Just("</function>"), Just("</arg_value>"), Just("<arg_key>"), Just("\""),
+                    Just("\\"), Just("\t"), Just("\u{1}"), Just("é"), Just("北京"), Just("🦀"),
+                    Just("a"), Just(" b "), Just("x < y"),
+                ],
+                0..24,
+            ),
+            size in 1usize..6,
+        ) {
+            let text = parts.concat();
+            for syntax in [&QWEN, &GLM] {
+                let one_shot = stream(&[&text], syntax, false);
+                prop_assert_eq!(stream(&pieces(&text, size), syntax, true), one_shot);
+            }
+        }
+    }
+}
