@@ -112,6 +112,9 @@ pub struct ReasoningSyntax {
     pub turn_starts: &'static [&'static str],
     /// Closers, openers, ignored tokens, block openers, turn starts.
     markers: MarkerSet,
+    /// The closers alone: what [`ThinkTagReasoningParser::stage_from_default`]'s watch looks for in
+    /// content (fewer candidates than `markers`).
+    closers: MarkerSet,
 }
 
 const CLOSE: usize = 0;
@@ -134,6 +137,7 @@ impl ReasoningSyntax {
             block_openers,
             turn_starts: &[],
             markers,
+            closers: MarkerSet::new(&[detector.close]),
         }
     }
 
@@ -166,6 +170,7 @@ impl ReasoningSyntax {
             block_openers: self.block_openers,
             turn_starts,
             markers,
+            closers: MarkerSet::new(&[detector.close]),
         }
     }
 }
@@ -354,7 +359,7 @@ impl ThinkTagReasoningParser {
             return;
         };
         // The common delta: nothing pending and no byte that can start a marker (closers included).
-        if watch.idle() && !self.syntax.markers.may_match(text) {
+        if watch.idle() && !self.syntax.closers.may_match(text) {
             return;
         }
         self.watch_closer(text);
@@ -364,7 +369,7 @@ impl ThinkTagReasoningParser {
     #[inline(never)]
     fn watch_closer(&mut self, text: &str) {
         if let Some(watch) = &mut self.watch
-            && watch.warned(text, self.syntax.detector.close)
+            && watch.warned(text, &self.syntax.closers)
         {
             self.watch = None;
         }

@@ -50,7 +50,25 @@ pub struct MarkerSet {
     pairs: [u64; 64],
     /// Some marker is one byte long: every candidate must be checked.
     has_single: bool,
+    /// First bytes that are common in prose (letters, digits, space; see [`is_common`]), when some
+    /// marker starts with one (`functools`, ` functools`): a long text is then searched for those
+    /// markers whole, with a substring search, rather than stopping at every such byte.
+    common: [bool; 256],
+    has_common: bool,
+    /// The first bytes that are not common, for the memchr scan beside the substring searches.
+    rare_needles: [u8; 3],
+    rare_count: usize,
 }
+
+/// Whether `byte` is frequent in prose: a marker starting with it would stop a first-byte scan every
+/// few bytes (a space, or a letter as in `functools`, which stopped it ~1,300 times per 100 KB).
+const fn is_common(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b' '
+}
+
+/// From this length on, [`MarkerSet::find`] looks for markers that start with a common byte with a
+/// substring search per marker (its setup, a few hundred instructions, is then paid back).
+const ANCHORED_MIN: usize = 256;
 
 /// The bit of [`MarkerSet::pairs`] for a first byte and a second byte: distinct second bytes of one first
 /// byte never share a bit.
@@ -105,6 +123,10 @@ impl MarkerSet {
         let mut max_len = 0;
         let mut pairs = [0u64; 64];
         let mut has_single = false;
+        let mut common = [false; 256];
+        let mut has_common = false;
+        let mut rare_needles = [0u8; 3];
+        let mut rare_count = 0;
         let mut g = 0;
         while g < groups.len() {
             let group = groups[g];
@@ -129,6 +151,15 @@ impl MarkerSet {
                         needles[needle_count] = bytes[0];
                     }
                     needle_count += 1;
+                    if is_common(bytes[0]) {
+                        common[b] = true;
+                        has_common = true;
+                    } else {
+                        if rare_count < 3 {
+                            rare_needles[rare_count] = bytes[0];
+                        }
+                        rare_count += 1;
+                    }
                 }
                 i += 1;
             }
@@ -143,6 +174,10 @@ impl MarkerSet {
             max_len,
             pairs,
             has_single,
+            common,
+            has_common,
+            rare_needles,
+            rare_count,
         }
     }
 
@@ -168,47 +203,13 @@ impl MarkerSet {
     /// text. `None` means `text` holds no marker and no partial tail.
     pub fn find(&self, text: &str, eof: bool) -> Option<Found> {
         let bytes = text.as_bytes();
-        if bytes.len() > SHORT_HAYSTACK {
-            // A long text: one memchr iterator over all of it, rather than a new search from each
-            // candidate that turned out to start no marker (`a < b` in prose): a new search costs
-            // about 140 instructions, most of a 100 KB one-shot parse. On x86-64 with AVX2 the
-            // searcher is built once here and iterated without memchr's per-call dispatch (another
-            // ~20 instructions a candidate); elsewhere memchr's generic iterators.
-            #[cfg(target_arch = "x86_64")]
-            {
-                use memchr::arch::x86_64::avx2::memchr::{One, Three, Two};
-                let [a, b, c] = self.needles;
-                match self.needle_count {
-                    1 => {
-                        if let Some(s) = One::new(a) {
-                            return self.find_among(s.iter(bytes), bytes, eof);
-                        }
-                    }
-                    2 => {
-                        if let Some(s) = Two::new(a, b) {
-                            return self.find_among(s.iter(bytes), bytes, eof);
-                        }
-                    }
-                    3 => {
-                        if let Some(s) = Three::new(a, b, c) {
-                            return self.find_among(s.iter(bytes), bytes, eof);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            match self.needle_count {
-                1 => return self.find_among(memchr_iter(self.needles[0], bytes), bytes, eof),
-                2 => {
-                    let [a, b, _] = self.needles;
-                    return self.find_among(memchr2_iter(a, b, bytes), bytes, eof);
-                }
-                3 => {
-                    let [a, b, c] = self.needles;
-                    return self.find_among(memchr3_iter(a, b, c, bytes), bytes, eof);
-                }
-                _ => {}
-            }
+        if self.has_common && bytes.len() >= ANCHORED_MIN {
+            return self.find_anchored(bytes, eof);
+        }
+        if bytes.len() > SHORT_HAYSTACK
+            && let Some(found) = self.scan_needles(self.needles, self.needle_count, bytes, eof)
+        {
+            return found;
         }
         let mut from = 0;
         while from < bytes.len() {
@@ -226,6 +227,106 @@ impl MarkerSet {
             from = at + 1;
         }
         None
+    }
+
+    /// [`find`](Self::find) on a long text when some marker starts with a common byte. The answer is
+    /// the first position where [`check_at`](Self::check_at) says something, found in three parts:
+    /// the first such position among the rare first bytes (memchr, as usual); the first whole
+    /// occurrence of a marker that starts with a common byte (a substring search per marker, before
+    /// that position); and, not at `eof`, a common-byte partial tail (only the last `max_len - 1`
+    /// bytes can hold one). The earliest of them is checked as a plain scan would.
+    #[inline(never)]
+    fn find_anchored(&self, bytes: &[u8], eof: bool) -> Option<Found> {
+        let rare = self.find_rare(bytes, eof);
+        let mut bound = rare.map_or(bytes.len(), |found| found.start());
+        for markers in self.groups() {
+            for marker in markers.iter() {
+                let m = marker.as_bytes();
+                if !self.common[m[0] as usize] {
+                    continue;
+                }
+                // Only an occurrence that starts before `bound` matters.
+                let end = (bound + m.len()).saturating_sub(1).min(bytes.len());
+                if let Some(at) = memchr::memmem::find(&bytes[..end], m) {
+                    bound = bound.min(at);
+                }
+            }
+        }
+        if !eof {
+            let lowest = bytes.len().saturating_sub(self.max_len.saturating_sub(1));
+            if let Some(at) = (lowest..bound).find(|&at| {
+                self.common[bytes[at] as usize] && self.check_at(bytes, at, eof).is_some()
+            }) {
+                bound = at;
+            }
+        }
+        match rare {
+            Some(found) if found.start() == bound => Some(found),
+            _ if bound < bytes.len() => self.check_at(bytes, bound, eof),
+            _ => None,
+        }
+    }
+
+    /// The first position whose byte is a rare first byte and where [`check_at`](Self::check_at)
+    /// says something.
+    fn find_rare(&self, bytes: &[u8], eof: bool) -> Option<Found> {
+        if self.rare_count == 0 {
+            return None;
+        }
+        self.scan_needles(self.rare_needles, self.rare_count, bytes, eof)
+            .unwrap_or_else(|| {
+                let candidates = (0..bytes.len()).filter(|&at| {
+                    self.first[bytes[at] as usize] && !self.common[bytes[at] as usize]
+                });
+                self.find_among(candidates, bytes, eof)
+            })
+    }
+
+    /// The first candidate with something to report, among the positions of `needles[..count]`
+    /// (one to three bytes; `None` for more, which the caller scans with the table).
+    #[inline(always)]
+    fn scan_needles(
+        &self,
+        needles: [u8; 3],
+        count: usize,
+        bytes: &[u8],
+        eof: bool,
+    ) -> Option<Option<Found>> {
+        // A long text: one memchr iterator over all of it, rather than a new search from each
+        // candidate that turned out to start no marker (`a < b` in prose): a new search costs
+        // about 140 instructions, most of a 100 KB one-shot parse. On x86-64 with AVX2 the
+        // searcher is built once here and iterated without memchr's per-call dispatch (another
+        // ~20 instructions a candidate); elsewhere memchr's generic iterators.
+        #[cfg(target_arch = "x86_64")]
+        {
+            use memchr::arch::x86_64::avx2::memchr::{One, Three, Two};
+            let [a, b, c] = needles;
+            match count {
+                1 => {
+                    if let Some(s) = One::new(a) {
+                        return Some(self.find_among(s.iter(bytes), bytes, eof));
+                    }
+                }
+                2 => {
+                    if let Some(s) = Two::new(a, b) {
+                        return Some(self.find_among(s.iter(bytes), bytes, eof));
+                    }
+                }
+                3 => {
+                    if let Some(s) = Three::new(a, b, c) {
+                        return Some(self.find_among(s.iter(bytes), bytes, eof));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let [a, b, c] = needles;
+        match count {
+            1 => Some(self.find_among(memchr_iter(a, bytes), bytes, eof)),
+            2 => Some(self.find_among(memchr2_iter(a, b, bytes), bytes, eof)),
+            3 => Some(self.find_among(memchr3_iter(a, b, c, bytes), bytes, eof)),
+            _ => None,
+        }
     }
 
     /// [`find`](Self::find) over the candidates (positions of a byte that starts a marker) in order.
@@ -739,6 +840,120 @@ mod tests {
                         .find_map(|at| set.check_at(bytes, at, eof));
                     assert_eq!(set.find(&text, eof), expected, "{text:?} eof {eof}");
                 }
+            }
+        }
+    }
+
+    /// Sets with markers that start with a common byte (the substring-search path of long texts):
+    /// alone, beside rare-byte markers, overlapping (` functools` / `functools`, `fun` /
+    /// `functools`), a one-byte common marker, more than three rare first bytes.
+    static ANCHORED: [MarkerSet; 5] = [
+        MarkerSet::new(&[&["functools"], &["<|eot_id|>", "<|eom_id|>"]]),
+        MarkerSet::new(&[&[" functools", "functools"], &["<|eot_id|>"]]),
+        MarkerSet::new(&[&["fun", "functools"], &["<x>"], &["[a]"]]),
+        MarkerSet::new(&[&["functools"], &["t"], &["<x>"]]),
+        MarkerSet::new(&[&["functools"], &["<x>", "[a]", "{b}", "(c)"]]),
+    ];
+
+    /// What a check at every byte that starts a marker finds: the definition `find` must meet.
+    fn check_everywhere(set: &MarkerSet, text: &str, eof: bool) -> Option<Found> {
+        let bytes = text.as_bytes();
+        (0..bytes.len())
+            .filter(|&at| set.first[bytes[at] as usize])
+            .find_map(|at| set.check_at(bytes, at, eof))
+    }
+
+    /// Long texts through the substring-search path find what a check everywhere finds: candidates
+    /// that start no marker (`fun`, `functo`, ` f`, `<|eot`), markers, overlapping markers, partial
+    /// tails, before and after each other.
+    #[test]
+    fn anchored_texts_find_what_a_check_everywhere_finds() {
+        let pieces = [
+            "a < b ",
+            "fun",
+            "functo",
+            "functools",
+            " functools",
+            " f",
+            "<|eot_id|>",
+            "<|eot",
+            "<x>",
+            "[a]",
+            "{b}",
+            "(c)",
+            "北",
+            "tt",
+            "prose and more prose ",
+            "functool",
+        ];
+        let mut rng = 0x2545_f491_u64;
+        for set in &ANCHORED {
+            for _ in 0..1500 {
+                let mut text = String::new();
+                let target = ANCHORED_MIN - 20 + (rng % 120) as usize;
+                while text.len() < target {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    // Mostly prose, so that markers come late and after candidates.
+                    let pick = (rng % (3 * pieces.len() as u64)) as usize;
+                    text.push_str(pieces.get(pick).copied().unwrap_or("prose, "));
+                }
+                for eof in [false, true] {
+                    assert_eq!(
+                        set.find(&text, eof),
+                        check_everywhere(set, &text, eof),
+                        "{text:?} eof {eof}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Streaming equals one-shot on the substring-search path: a long text holding markers (and
+    /// candidates that are none) split at every byte into two pushes through [`Carry`] gives the
+    /// same pieces as one pass.
+    #[test]
+    fn anchored_markers_split_at_every_position_are_found_through_carry() {
+        fn run(set: &MarkerSet, pushes: &[&str]) -> String {
+            let mut carry = Carry::new();
+            let mut seen = String::new();
+            for (i, piece) in pushes.iter().enumerate() {
+                let eof = i + 1 == pushes.len();
+                carry.feed(piece, &mut seen, |seen, text| {
+                    let mut pos = 0;
+                    loop {
+                        match set.find(&text[pos..], eof) {
+                            Some(Found::Marker { start, end, .. }) => {
+                                seen.push_str(&text[pos..pos + start]);
+                                seen.push_str(&format!("[{}]", &text[pos + start..pos + end]));
+                                pos += end;
+                            }
+                            Some(Found::Partial { start }) => {
+                                seen.push_str(&text[pos..pos + start]);
+                                return pos + start;
+                            }
+                            None => {
+                                seen.push_str(&text[pos..]);
+                                return text.len();
+                            }
+                        }
+                    }
+                });
+            }
+            assert_eq!(carry.held(), "");
+            seen
+        }
+        let prose = "so fun, functional and a < b ".repeat(12);
+        let text = format!("{prose} functools[1]<|eot_id|>{prose}functo<x>funct");
+        for set in &ANCHORED {
+            let whole = run(set, &[&text, ""]);
+            for cut in (0..=text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                assert_eq!(
+                    run(set, &[&text[..cut], &text[cut..], ""]),
+                    whole,
+                    "cut at {cut}"
+                );
             }
         }
     }

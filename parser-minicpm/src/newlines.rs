@@ -9,7 +9,7 @@
 //!   (`\\n` stays `\\n`);
 //! - nothing changes inside `` `…` ``, ```` ```…``` ````, `$…$`, `$$…$$`, `\(…\)` and `\[…\]`.
 
-use parser_core::Sink;
+use parser_core::{MarkerSet, Sink};
 
 /// The closers of the spans whose text is kept as written.
 const CLOSERS: [&str; 6] = ["```", "`", "$$", "$", "\\)", "\\]"];
@@ -31,15 +31,27 @@ impl Restorer {
     /// Restores `text` (the next piece of this text) into `out`; with `last`, the text ends here
     /// and nothing is held.
     pub(crate) fn feed(&mut self, text: &str, last: bool, out: &mut String) {
-        if self.held.is_empty() && !self.in_run && self.closer.is_none() && is_plain(text) {
-            out.push_str(text);
-            return;
+        if self.held.is_empty() {
+            if !self.in_run && self.closer.is_none() && is_plain(text) {
+                out.push_str(text);
+                return;
+            }
+            // Nothing held: read `text` where it is (a one-shot parse's whole reasoning, not copied
+            // first), and grow `out` once.
+            out.reserve(text.len());
+            return self.restore(text, last, out);
         }
-        self.scratch.clear();
-        self.scratch.push_str(&self.held);
-        self.scratch.push_str(text);
+        let mut joined = std::mem::take(&mut self.scratch);
+        joined.clear();
+        joined.push_str(&self.held);
+        joined.push_str(text);
         self.held.clear();
-        let text = std::mem::take(&mut self.scratch);
+        self.restore(&joined, last, out);
+        self.scratch = joined;
+    }
+
+    /// [`feed`](Self::feed) once the held tail and the new text are one text.
+    fn restore(&mut self, text: &str, last: bool, out: &mut String) {
         let bytes = text.as_bytes();
         let mut at = 0;
         while at < bytes.len() {
@@ -54,7 +66,9 @@ impl Restorer {
                     self.held.push_str(rest);
                     break;
                 } else {
-                    let step = char_len(rest);
+                    // Every closer starts with a byte the rules look at: the text before the next
+                    // one is the span's.
+                    let step = plain_run(rest);
                     out.push_str(&rest[..step]);
                     at += step;
                 }
@@ -125,24 +139,32 @@ impl Restorer {
                 }
             }
         }
-        self.scratch = text;
         if last {
             self.in_run = false;
         }
     }
 }
 
+/// The bytes the rules look at, as one-byte markers: core's scanner finds the next one with a
+/// vectorised search (a byte-at-a-time loop cost ~8 instructions a byte of a one-shot parse).
+static LOOKED_AT: MarkerSet = MarkerSet::new(&[&["\\", "`", "$"]]);
+
+/// The offset of the next byte the rules look at, or the length of `text`.
+fn next_looked_at(text: &str) -> usize {
+    LOOKED_AT
+        .find(text, true)
+        .map_or(text.len(), |found| found.start())
+}
+
 /// True when `text` has no byte the rules look at.
 fn is_plain(text: &str) -> bool {
-    !text.bytes().any(|b| matches!(b, b'\\' | b'`' | b'$'))
+    // Every marker is one byte: a text with no byte that starts one holds none.
+    !LOOKED_AT.may_contain_marker(text)
 }
 
 /// The length of the text before the next byte the rules look at (at least one character).
 fn plain_run(text: &str) -> usize {
-    text.bytes()
-        .position(|b| matches!(b, b'\\' | b'`' | b'$'))
-        .unwrap_or(text.len())
-        .max(char_len(text))
+    next_looked_at(text).max(char_len(text))
 }
 
 fn char_len(text: &str) -> usize {
