@@ -3,8 +3,8 @@
 //! one-shot parse has it — values with escapes, a `<` that is not a closer, the fullwidth `｜` and `▁` of
 //! the markers inside the value, closers and multi-byte characters split across deltas.
 
-use parser_core::testing::{Chunking, char_pieces, check_chunkings, three_way_splits};
-use parser_core::{Accumulator, ParseOptions, Parser, escape_json_into, find_by_name};
+use parser_core::testing::{Chunking, check_chunkings, three_way_splits};
+use parser_core::{ParseOptions, escape_json_into, find_by_name};
 use parser_deepseek::markers::{
     DSML_BLOCK_ENDS, DSML_BLOCKS, DSML_INVOKE, DSML_INVOKE_END, DSML_PARAM, DSML_PARAM_END,
     DSML41_BLOCK, DSML41_BLOCK_END, DSML41_INVOKE, DSML41_INVOKE_END, DSML41_PARAM,
@@ -90,19 +90,13 @@ fn expected_arguments(content: &str) -> String {
     format!("{{\"path\": \"a.rs\", \"content\": \"{escaped}\", \"n\": 3}}")
 }
 
-/// Streams `text` in pieces of `n` characters after a first piece of `first` (every alignment of the
-/// deltas against the value), through `push` and `push_view` alike.
-fn streamed(make: &dyn Fn() -> Parser, text: &str, first: usize, n: usize) -> Accumulator {
-    let (mut pushed, mut viewed) = (make(), make());
-    let (mut out, mut out_view) = (Accumulator::new(), Accumulator::new());
-    for piece in char_pieces(text, |i| if i == 0 { first } else { n }) {
-        out.extend(pushed.push(piece));
-        out_view.extend_view(viewed.push_view(piece));
-    }
-    out.extend(pushed.finish());
-    out_view.extend(viewed.finish());
-    assert_eq!(out.clone().into_message(), out_view.into_message());
-    out
+/// Deltas of 1 to 6 characters, and of random sizes from many seeds (every alignment of the deltas
+/// against the value, closers and multi-byte characters split every way); `check_chunkings` also holds
+/// `push_view` to `push` on each.
+fn alignments() -> Vec<Chunking> {
+    let mut all: Vec<Chunking> = (1..=6).map(Chunking::Chars).collect();
+    all.extend((1..=40).map(|seed| Chunking::Random(seed * 104_729)));
+    all
 }
 
 #[test]
@@ -120,12 +114,8 @@ fn string_values_stream_as_one_shot_reads_them() {
             let call = &one_shot.tool_calls[0];
             assert!(call.valid, "{text:?}");
             assert_eq!(call.arguments, expected_arguments(value), "{text:?}");
-            for n in 1..=6 {
-                for first in 1..=n {
-                    let message = streamed(&make, &text, first, n).into_message();
-                    assert_eq!(message, one_shot, "{} {n}/{first}", spelling.parser);
-                }
-            }
+            check_chunkings(&make, &text, &alignments())
+                .unwrap_or_else(|why| panic!("{}: {why}", spelling.parser));
             for (cut, message) in three_way_splits(&make, &text) {
                 assert_eq!(message, one_shot, "{} cut {cut}", spelling.parser);
             }
@@ -146,15 +136,10 @@ fn a_cut_off_string_value_streams_as_one_shot_reads_it() {
         let cut = full.find(open).unwrap() + open.len() + value.len();
         for end in [cut, cut + "</｜DS".len()] {
             let text = &full[..end];
-            let one_shot = make().parse(text);
+            let one_shot = check_chunkings(&make, text, &alignments())
+                .unwrap_or_else(|why| panic!("{text:?}: {why}"));
             assert_eq!(one_shot.tool_calls.len(), 1, "{text:?}");
             assert!(!one_shot.tool_calls[0].valid, "{text:?}");
-            for n in 1..=5 {
-                for first in 1..=n {
-                    let message = streamed(&make, text, first, n).into_message();
-                    assert_eq!(message, one_shot, "{text:?} {n}/{first}");
-                }
-            }
         }
     }
 }

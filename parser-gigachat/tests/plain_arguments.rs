@@ -3,8 +3,8 @@
 //! one-shot parse has it — escapes, a `<` that is no closer, the fullwidth `｜` of the markers inside the
 //! value, closers and multi-byte characters split across deltas.
 
-use parser_core::testing::{Chunking, char_pieces, check_chunkings, three_way_splits};
-use parser_core::{Accumulator, ParseOptions, escape_json_into, find_by_name};
+use parser_core::testing::{Chunking, check_chunkings, three_way_splits};
+use parser_core::{ParseOptions, escape_json_into, find_by_name};
 use parser_gigachat::gcml::{
     EOS, GCML_BLOCK, GCML_BLOCK_END, GCML_INVOKE, GCML_INVOKE_END, GCML_PARAM, GCML_PARAM_END,
     THINK_CLOSE,
@@ -48,17 +48,11 @@ fn string_values_stream_as_one_shot_reads_them() {
                 one_shot.tool_calls[0].arguments,
                 format!("{{\"content\": \"{escaped}\", \"n\": 3}}")
             );
-            for n in 1..=6 {
-                for first in 1..=n {
-                    let mut parser_ = make();
-                    let mut out = Accumulator::new();
-                    for piece in char_pieces(&text, |i| if i == 0 { first } else { n }) {
-                        out.extend_view(parser_.push_view(piece));
-                    }
-                    out.extend(parser_.finish());
-                    assert_eq!(out.into_message(), one_shot, "{parser} {n}/{first}");
-                }
-            }
+            let chunkings: Vec<Chunking> = (1..=40)
+                .map(|seed| Chunking::Random(seed * 104_729))
+                .collect();
+            check_chunkings(&make, &text, &chunkings)
+                .unwrap_or_else(|why| panic!("{parser}: {why}"));
             for (cut, message) in three_way_splits(&make, &text) {
                 assert_eq!(message, one_shot, "{parser} cut {cut}");
             }

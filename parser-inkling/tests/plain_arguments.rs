@@ -3,8 +3,8 @@
 //! one-shot parse has it — escapes, a block marker inside a JSON string, multi-byte characters and
 //! markers split across deltas.
 
-use parser_core::testing::{Chunking, char_pieces, check_chunkings, three_way_splits};
-use parser_core::{Accumulator, ParseOptions, find_by_name};
+use parser_core::testing::{Chunking, check_chunkings, three_way_splits};
+use parser_core::{ParseOptions, find_by_name};
 use parser_inkling::{
     CONTENT_INVOKE_TOOL_JSON, CONTENT_TEXT, CONTENT_THINKING, END_MESSAGE, MESSAGE_MODEL,
     SPECIAL_TOKENS,
@@ -39,17 +39,10 @@ fn string_arguments_stream_as_one_shot_reads_them() {
         assert_eq!(one_shot.tool_calls.len(), 1, "{text:?}");
         assert!(one_shot.tool_calls[0].valid, "{text:?}");
         assert_eq!(one_shot.tool_calls[0].arguments, arguments);
-        for n in 1..=6 {
-            for first in 1..=n {
-                let mut parser = make();
-                let mut out = Accumulator::new();
-                for piece in char_pieces(&text, |i| if i == 0 { first } else { n }) {
-                    out.extend_view(parser.push_view(piece));
-                }
-                out.extend(parser.finish());
-                assert_eq!(out.into_message(), one_shot, "{n}/{first}");
-            }
-        }
+        let chunkings: Vec<Chunking> = (1..=40)
+            .map(|seed| Chunking::Random(seed * 104_729))
+            .collect();
+        check_chunkings(&make, &text, &chunkings).unwrap_or_else(|why| panic!("{why}"));
         for (cut, message) in three_way_splits(&make, &text) {
             assert_eq!(message, one_shot, "cut {cut}");
         }
