@@ -11,6 +11,8 @@
 //! (or `stream`): a call block repeated N times, never closed, `benchmarks::hostile_outputs`), its size in bytes (default 20000) and the seconds to run (default 3). It
 //! prints the time per push, so it also times sub-steps when the parser code is changed locally.
 //!
+//! `profile --list` prints every format key and name, one per line (what `cargo xtask bench --instructions` measures).
+//!
 //! A count ending in `x` (`3x`) runs exactly that many streams (or parses) instead of a time: under
 //! callgrind, the instructions of `3x` minus those of `1x`, divided by twice the pushes, are the cost of
 //! one push with the setup taken out.
@@ -25,6 +27,12 @@ use benchmarks::{all_formats, chunks, stream};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let key = args.first().map_or("deepseek-v3.1", String::as_str);
+    if key == "--list" {
+        for format in all_formats() {
+            println!("{}\t{}", format.key, format.name);
+        }
+        return ExitCode::SUCCESS;
+    }
     let workload = args.get(1).map_or("output", String::as_str);
     let size: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let count = args

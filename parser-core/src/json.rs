@@ -496,7 +496,48 @@ pub fn partial_suffix(text: &str, marker: &str) -> usize {
 ///
 /// Only `"`, `\` and control characters are escaped; everything else, non-ASCII included, is kept as is.
 pub fn escape_json_into(text: &str, out: &mut String) {
-    escape_json_each(text, |piece| out.push_str(piece));
+    // As `escape_json_each`, with each escape written as characters rather than as a piece: a
+    // streamed delta is a few bytes, where a copy call per piece costs more than the bytes.
+    let bytes = text.as_bytes();
+    let mut plain_from = 0;
+    for (at, &b) in bytes.iter().enumerate() {
+        if !needs_escape(b) {
+            continue;
+        }
+        // Only ASCII bytes are ever escaped, so every cut below is a character boundary.
+        if plain_from < at {
+            out.push_str(&text[plain_from..at]);
+        }
+        out.push('\\');
+        match short_escape(b) {
+            Some(letter) => out.push(char::from(letter)),
+            None => {
+                out.push_str("u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            }
+        }
+        plain_from = at + 1;
+    }
+    if plain_from < text.len() {
+        out.push_str(&text[plain_from..]);
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The letter of the two-character JSON escape of `b` (`"` → `\"`, newline → `\n`), `None` for a
+/// control character written `\u00XX`. Only for bytes that [`needs_escape`].
+fn short_escape(b: u8) -> Option<u8> {
+    match b {
+        b'"' | b'\\' => Some(b),
+        b'\n' => Some(b'n'),
+        b'\r' => Some(b'r'),
+        b'\t' => Some(b't'),
+        0x08 => Some(b'b'),
+        0x0c => Some(b'f'),
+        _ => None,
+    }
 }
 
 /// Escapes `text` as the inside of a JSON string, handing the result to `emit` in pieces: runs of text
@@ -508,24 +549,21 @@ pub fn escape_json_into(text: &str, out: &mut String) {
 /// assert_eq!(pieces.concat(), r#"say \"hi\"\n北京"#);
 /// ```
 pub fn escape_json_each(text: &str, mut emit: impl FnMut(&str)) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
     let mut plain_from = 0;
+    let mut short = [b'\\', b'"'];
     let mut unicode = [b'\\', b'u', b'0', b'0', b'0', b'0'];
     for (at, &b) in bytes.iter().enumerate() {
         if !needs_escape(b) {
             continue;
         }
         // Only ASCII bytes are ever escaped, so every cut below is a character boundary.
-        let escaped: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            _ => {
+        let escaped: &str = match short_escape(b) {
+            Some(letter) => {
+                short[1] = letter;
+                std::str::from_utf8(&short).unwrap_or("")
+            }
+            None => {
                 unicode[4] = HEX[(b >> 4) as usize];
                 unicode[5] = HEX[(b & 15) as usize];
                 std::str::from_utf8(&unicode).unwrap_or("")
@@ -682,6 +720,28 @@ mod tests {
     fn object_scanner_rejects_other_values() {
         assert_eq!(JsonScanner::object().feed("[1]").1, JsonStatus::Invalid);
         assert_eq!(JsonScanner::object().feed("  \n{").1, JsonStatus::Partial);
+    }
+
+    /// `escape_json_into` writes what `escape_json_each`'s pieces write: every ASCII byte and
+    /// multi-byte characters, in texts of a few lengths.
+    #[test]
+    fn escape_into_writes_what_each_writes() {
+        let chars: Vec<char> = (0u8..0x80)
+            .map(char::from)
+            .chain(['\u{e9}', '\u{5317}', '\u{1F600}', '\u{2028}'])
+            .collect();
+        for len in [1, 2, 5, 16, 33] {
+            for window in chars.windows(len.min(chars.len())) {
+                let text: String = window.iter().cycle().take(len).collect();
+                let mut into = String::new();
+                escape_json_into(&text, &mut into);
+                let mut each = String::new();
+                escape_json_each(&text, |piece| each.push_str(piece));
+                assert_eq!(into, each, "{text:?}");
+                let round: String = serde_json::from_str(&format!("\"{into}\"")).unwrap();
+                assert_eq!(round, text);
+            }
+        }
     }
 
     #[test]

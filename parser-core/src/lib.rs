@@ -103,6 +103,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+mod boundary;
 mod compose;
 pub mod constraint;
 mod deltas;
@@ -127,6 +128,7 @@ mod tagged;
 pub mod testing;
 mod tool;
 
+pub use boundary::{Boundary, CallEnds, Closer, Head, call_boundary};
 pub use compose::{Composed, OutputParser, Parser};
 pub use deltas::{Accumulator, Delta, Deltas, DeltasIter, DeltasView, Sink};
 pub use error::{Error, ErrorKind};

@@ -596,3 +596,6 @@ mod tests {
         }
     }
 }
+
+/// The collected value's fast path (kept in its own file).
+mod collect;

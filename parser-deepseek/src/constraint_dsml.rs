@@ -80,7 +80,9 @@ pub fn dsml_format(dsml: &Dsml, block: usize, reserved: &[&str]) -> FormatDescri
                 end: "".into(),
             },
             call_end: dsml.invoke_end.into(),
-            padding: "\n".into(),
+            // The invoke's name attribute follows its tag name on the same line: the newline
+            // before `</｜DSML｜invoke>` is the parameters' padding.
+            padding: "".into(),
             separator: "\n".into(),
             array: false,
         },

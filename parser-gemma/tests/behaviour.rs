@@ -48,6 +48,7 @@ fn gemma(#[case] output: &str, #[case] content: Option<&str>, #[case] calls: Vec
 #[case::bare_values("<start_function_call>call:add{a:1,b:-2.5,ok:true,none:null}<end_function_call>", None, vec![RowCall::Valid("add", r#"{"a": 1, "b": -2.5, "ok": true, "none": null}"#)])]
 #[case::bare_text_is_a_string("<start_function_call>call:f{unit:celsius}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"unit": "celsius"}"#)])]
 #[case::string_is_json_escaped("<start_function_call>call:f{s:<escape>a \"q\" \\ b\nc<escape>}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"s": "a \"q\" \\ b\nc"}"#)])]
+#[case::string_controls_and_multibyte("<start_function_call>call:f{s:<escape>\t\u{1}\u{8}\u{c}é北京 \"q\"\\<escape>}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"s": "\t\u0001\b\fé北京 \"q\"\\"}"#)])]
 #[case::string_keeps_punctuation("<start_function_call>call:f{s:<escape>a,b}c:{[d]}<escape>}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"s": "a,b}c:{[d]}"}"#)])]
 #[case::nested("<start_function_call>call:f{o:{k:<escape>v<escape>,n:[1,2,{x:[]}]},e:{}}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"o": {"k": "v", "n": [1, 2, {"x": []}]}, "e": {}}"#)])]
 #[case::array_of_strings("<start_function_call>call:f{items:[<escape>a<escape>,<escape>b<escape>]}<end_function_call>", None, vec![RowCall::Valid("f", r#"{"items": ["a", "b"]}"#)])]

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 /// ```
 pub fn literal_to_json(text: &str) -> Option<String> {
     let mut p = Reader { text, pos: 0 };
-    let mut out = String::new();
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
     p.ws();
     p.value(&mut out, 0)?;
     p.ws();
@@ -55,7 +55,9 @@ const MAX_DEPTH: usize = 64;
 /// ```
 pub fn kwargs_to_json(text: &str) -> Option<String> {
     let mut p = Reader { text, pos: 0 };
-    let mut out = String::from("{");
+    // About as long as the text (a little longer for the `"` around keys): grown once, if at all.
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
+    out.push('{');
     let mut first = true;
     loop {
         p.ws();
@@ -128,10 +130,7 @@ impl<'t> Reader<'t> {
             return None;
         }
         match self.peek()? {
-            quote @ (b'"' | b'\'') => {
-                let s = self.string(quote)?;
-                push_json_string(out, &s);
-            }
+            quote @ (b'"' | b'\'') => self.string(quote, out)?,
             b'[' => self.sequence(out, b']', depth)?,
             b'(' => self.sequence(out, b')', depth)?,
             b'{' => self.dict(out, depth)?,
@@ -190,10 +189,7 @@ impl<'t> Reader<'t> {
             }
             first = false;
             match self.peek()? {
-                quote @ (b'"' | b'\'') => {
-                    let key = self.string(quote)?;
-                    push_json_string(out, &key);
-                }
+                quote @ (b'"' | b'\'') => self.string(quote, out)?,
                 _ => {
                     let mut key = String::new();
                     self.value(&mut key, depth + 1)?;
@@ -257,58 +253,150 @@ impl<'t> Reader<'t> {
         }
     }
 
-    /// A string literal in `quote`s, with Python's escapes decoded.
-    fn string(&mut self, quote: u8) -> Option<String> {
+    /// A string literal in `quote`s, written to `out` as a JSON string: the text of decoding Python's
+    /// escapes and then [`push_json_string`], in one pass. Text up to the next byte that needs a look
+    /// (a quote, a backslash, a control character) is copied as one run, and so are the escapes that
+    /// Python and JSON write alike (`\"`, `\\`, `\n`, `\r`, `\t`): a long string argument is mostly
+    /// such text, so it is copied a run at a time, not a character at a time. No end: not a string
+    /// (`out` then holds a part of it; the caller drops the whole conversion).
+    fn string(&mut self, quote: u8, out: &mut String) -> Option<()> {
         let rest = &self.text[self.pos + 1..];
-        let mut value = String::new();
+        let bytes = rest.as_bytes();
+        out.push('"');
+        // `rest[copied..at]` is written as it is, once a byte that is not ends the run.
+        let mut copied = 0;
         let mut at = 0;
         loop {
-            // Text up to the next quote or backslash is the value as it is: copied as one run, not a
-            // character at a time (a long string argument is mostly such text). No end: not a string.
-            let run = rest[at..].bytes().position(|b| b == quote || b == b'\\')?;
-            value.push_str(&rest[at..at + run]);
-            at += run;
-            if rest.as_bytes()[at] == quote {
-                self.pos += 1 + at + 1;
-                return Some(value);
-            }
-            // A backslash and what it escapes.
-            let mut chars = rest[at + 1..].chars();
-            let e = chars.next()?;
-            let mut used = e.len_utf8();
-            match e {
-                'n' => value.push('\n'),
-                't' => value.push('\t'),
-                'r' => value.push('\r'),
-                '0' => value.push('\0'),
-                'a' => value.push('\u{7}'),
-                'b' => value.push('\u{8}'),
-                'f' => value.push('\u{c}'),
-                'v' => value.push('\u{b}'),
-                '\\' | '\'' | '"' => value.push(e),
-                // A backslash at the end of a line continues the string.
-                '\n' => {}
-                'x' | 'u' | 'U' => {
-                    let digits = match e {
-                        'x' => 2,
-                        'u' => 4,
-                        _ => 8,
-                    };
-                    let hex: String = chars.by_ref().take(digits).collect();
-                    let code = (hex.len() == digits)
-                        .then(|| u32::from_str_radix(&hex, 16).ok())
-                        .flatten()
-                        .and_then(char::from_u32)?;
-                    // `digits` ASCII hex digits: as many bytes.
-                    used += digits;
-                    value.push(code);
+            at += plain_run(&bytes[at..]);
+            let byte = *bytes.get(at)?;
+            if byte == b'\\' {
+                // A backslash and what it escapes.
+                match bytes.get(at + 1)? {
+                    b'"' | b'\\' | b'n' | b'r' | b't' => {
+                        at += 2;
+                        continue;
+                    }
+                    _ => {}
                 }
-                other => {
-                    value.push('\\');
-                    value.push(other);
-                }
+                out.push_str(&rest[copied..at]);
+                at += 1 + self.escape(&rest[at + 1..], out)?;
+                copied = at;
+                continue;
             }
-            at += 1 + used;
+            if byte == b'\'' && quote == b'"' {
+                at += 1;
+                continue;
+            }
+            out.push_str(&rest[copied..at]);
+            at += 1;
+            copied = at;
+            if byte == quote {
+                out.push('"');
+                self.pos += 1 + at;
+                return Some(());
+            }
+            // The other string's quote (`"` inside `'…'`) or a control character.
+            push_json_byte(out, byte);
+        }
+    }
+
+    /// Writes what a backslash escapes (`text` starts after the backslash) as JSON, for the escapes
+    /// [`string`](Self::string) does not copy as written; returns how many bytes it takes.
+    fn escape(&self, text: &str, out: &mut String) -> Option<usize> {
+        let mut chars = text.chars();
+        let e = chars.next()?;
+        let mut used = e.len_utf8();
+        let decoded = match e {
+            '0' => '\0',
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'v' => '\u{b}',
+            '\'' => '\'',
+            // A backslash at the end of a line continues the string.
+            '\n' => return Some(used),
+            'x' | 'u' | 'U' => {
+                let digits = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex: String = chars.by_ref().take(digits).collect();
+                let code = (hex.len() == digits)
+                    .then(|| u32::from_str_radix(&hex, 16).ok())
+                    .flatten()
+                    .and_then(char::from_u32)?;
+                // `digits` ASCII hex digits: as many bytes.
+                used += digits;
+                code
+            }
+            // An unknown escape keeps its backslash.
+            other => {
+                out.push_str("\\\\");
+                other
+            }
+        };
+        push_json_char(out, decoded);
+        Some(used)
+    }
+}
+
+/// How many bytes of `bytes` come before the first one [`Reader::string`] looks at: a quote, a
+/// backslash or a control character (JSON escapes those). Every other byte, non-ASCII included, is
+/// copied as it is. Eight bytes at a time: a long string argument is converted in one pass over
+/// mostly such bytes.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each zero byte of `word` is set, and maybe of bytes above a zero byte (a
+    // borrow), never below the first one: so the lowest bit set marks the first zero byte.
+    let zero_bytes = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A control byte has its top three bits clear; the others equal theirs.
+        let looked = zero_bytes(word & (0xE0 * ONES))
+            | zero_bytes(word ^ (u64::from(b'"') * ONES))
+            | zero_bytes(word ^ (u64::from(b'\'') * ONES))
+            | zero_bytes(word ^ (u64::from(b'\\') * ONES));
+        if looked != 0 {
+            return at + (looked.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let rest = chunks.remainder();
+    at + rest
+        .iter()
+        .position(|&b| matches!(b, b'"' | b'\'' | b'\\' | 0..0x20))
+        .unwrap_or(rest.len())
+}
+
+/// Writes `c` as it stands inside a JSON string.
+fn push_json_char(out: &mut String, c: char) {
+    match u8::try_from(c) {
+        Ok(byte) if needs_json_escape(byte) => push_json_byte(out, byte),
+        _ => out.push(c),
+    }
+}
+
+/// True for the bytes a JSON string escapes: `"`, `\` and control characters.
+fn needs_json_escape(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+/// Writes the JSON escape of a byte that [`needs_json_escape`].
+fn push_json_byte(out: &mut String, byte: u8) {
+    match byte {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        control => {
+            let _ = write!(out, "\\u{:04x}", control);
         }
     }
 }
@@ -318,21 +406,9 @@ fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
     let mut rest = text;
     // Runs of text that need no escape are copied whole.
-    while let Some(at) = rest
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20)
-    {
+    while let Some(at) = rest.bytes().position(needs_json_escape) {
         out.push_str(&rest[..at]);
-        match rest.as_bytes()[at] {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            control => {
-                let _ = write!(out, "\\u{:04x}", control);
-            }
-        }
+        push_json_byte(out, rest.as_bytes()[at]);
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
@@ -351,7 +427,7 @@ pub enum ArgsStep {
 }
 
 /// Finds the end of one call's argument text (after its `(`), Python-aware.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ArgsScanner {
     depth: usize,
     /// The open string's quote, 0 outside strings.
@@ -370,9 +446,10 @@ impl ArgsScanner {
         self.quote != 0
     }
 
-    /// Whether reading all of `text` would change nothing: inside a string, no escape pending, and no
-    /// byte of `text` is the string's quote or a backslash. The common delta of a long string
-    /// argument, which a reader can then keep as it is without stepping through it.
+    /// Inside a string: reads all of `text` and returns `true` when it stays inside that string
+    /// (escapes included), as [`step`](Self::step) byte by byte would, and faster; otherwise (not in a
+    /// string, or `text` closes it) returns `false` and reads nothing. The common delta of a long
+    /// string argument, which a reader can then keep as it is without stepping through it.
     ///
     /// ```
     /// use parser_generic::pythonic::ArgsScanner;
@@ -380,15 +457,33 @@ impl ArgsScanner {
     /// for byte in "a='x".bytes() {
     ///     scanner.step(byte);
     /// }
-    /// assert!(scanner.stays_in_string("yz \"q\" "));
-    /// assert!(!scanner.stays_in_string("y'"));
-    /// assert!(!scanner.stays_in_string("y\\"));
+    /// assert!(scanner.take_string_run("yz \"q\" \\' \\"));
+    /// assert!(scanner.take_string_run("'"), "escaped by the backslash before");
+    /// assert!(!scanner.take_string_run("y'"));
+    /// assert!(scanner.in_string());
     /// ```
     #[inline]
-    pub fn stays_in_string(&self, text: &str) -> bool {
-        self.quote != 0
-            && !self.escape
-            && !text.bytes().any(|byte| byte == self.quote || byte == b'\\')
+    pub fn take_string_run(&mut self, text: &str) -> bool {
+        let quote = self.quote;
+        if quote == 0 {
+            return false;
+        }
+        let bytes = text.as_bytes();
+        if !self.escape && !bytes.iter().any(|&byte| byte == quote || byte == b'\\') {
+            return true;
+        }
+        let mut escape = self.escape;
+        for &byte in bytes {
+            if escape {
+                escape = false;
+            } else if byte == b'\\' {
+                escape = true;
+            } else if byte == quote {
+                return false;
+            }
+        }
+        self.escape = escape;
+        true
     }
 
     /// Reads one byte. Multi-byte characters never match the ASCII bytes looked at here.
@@ -422,7 +517,7 @@ impl ArgsScanner {
 
 #[cfg(test)]
 mod tests {
-    use super::{ArgsScanner, ArgsStep, literal_to_json};
+    use super::{ArgsScanner, ArgsStep, Reader, literal_to_json, plain_run, push_json_string};
 
     /// Strings convert with every escape Python writes, runs of plain text (ASCII and multi-byte)
     /// between them, control characters and quotes of the other kind.
@@ -449,13 +544,14 @@ mod tests {
         }
     }
 
-    /// `stays_in_string` is true exactly when stepping through the piece keeps the scanner inside the
-    /// same string with nothing changed: every piece of literals with both quotes and escapes.
+    /// `take_string_run` takes a piece exactly when stepping through it byte by byte stays inside the
+    /// string it starts in, and then leaves the scanner where stepping does (else untouched): every
+    /// piece of literals with both quotes, escapes of quotes and backslashes, and multi-byte text.
     #[test]
-    fn stays_in_string_agrees_with_stepping() {
+    fn take_string_run_agrees_with_stepping() {
         let literals = [
             "['a \"b\" c', \"it's\", 'x\\'y\\\\', {'k': [1, 'é北']}]",
-            "(a='\\\\\\'', b=\"\\\"\")",
+            "(a='\\\\\\'', b=\"\\\"\", c='\\n\\u00e9\\\n', d=\"\\\\\")",
         ];
         for literal in literals {
             for start in 0..literal.len() {
@@ -468,24 +564,153 @@ mod tests {
                         before.step(byte);
                     }
                     let piece = &literal[start..end];
-                    let mut after = before.clone();
-                    let unchanged = piece
-                        .bytes()
-                        .all(|byte| after.step(byte) == ArgsStep::Inside && after.in_string())
-                        && (after.quote, after.escape) == (before.quote, before.escape);
-                    if before.stays_in_string(piece) {
-                        assert!(unchanged, "{literal:?} {start}..{end}");
-                    }
-                    if unchanged && before.in_string() && !before.escape {
-                        let plain = !piece.bytes().any(|b| b == before.quote || b == b'\\');
-                        assert_eq!(
-                            before.stays_in_string(piece),
-                            plain,
-                            "{literal:?} {start}..{end}"
-                        );
+                    let mut stepped = before.clone();
+                    let stays = before.in_string()
+                        && piece.bytes().all(|byte| {
+                            stepped.step(byte) == ArgsStep::Inside && stepped.in_string()
+                        });
+                    let mut taken = before.clone();
+                    assert_eq!(
+                        taken.take_string_run(piece),
+                        stays,
+                        "{literal:?} {start}..{end}"
+                    );
+                    let expected = if stays { &stepped } else { &before };
+                    assert_eq!(&taken, expected, "{literal:?} {start}..{end}");
+                }
+            }
+        }
+    }
+
+    /// The one-pass conversion of a string literal writes what decoding it (the reference below, a
+    /// character at a time) and escaping the value as JSON write: every escape, both quotes, runs
+    /// of multi-byte text, control characters raw and escaped, broken escapes.
+    #[test]
+    fn string_conversion_equals_decoding_then_escaping() {
+        let bodies = [
+            "",
+            "plain",
+            "a\\nb\\tc\\rd\\\\e\\\"f\\'g",
+            "\\0\\a\\b\\f\\v\\x41\\x0a\\x22\\x5c\\u00e9\\u2028\\U0001F600\\U0000001f",
+            "caf\u{e9} \u{5317}\u{4eac} \"q\" 'q' \u{1}\u{7f}\t\n raw",
+            "\\q \\/ \\\u{e9} \\\u{1} \\\r \\\nnext line",
+            "\\x4",
+            "\\u00zz",
+            "\\x+1",
+            "\\ud800",
+            "\\U0011ffff",
+            "\\",
+            "\\\\\\",
+            "\\x\u{e9}1",
+        ];
+        for body in bodies {
+            for quote in ['\'', '"'] {
+                // The body with its own kind of quote escaped, and with it raw (which ends the
+                // string early: the rest is not read).
+                for text in [body.replace(quote, &format!("\\{quote}")), body.to_owned()] {
+                    let literal = format!("{quote}{text}{quote} tail");
+                    let mut reader = Reader {
+                        text: &literal,
+                        pos: 0,
+                    };
+                    let mut out = String::new();
+                    let converted = reader.string(quote as u8, &mut out).map(|()| out);
+                    let mut reference = Reader {
+                        text: &literal,
+                        pos: 0,
+                    };
+                    let expected = decode(&mut reference, quote as u8).map(|value| {
+                        let mut json = String::new();
+                        push_json_string(&mut json, &value);
+                        json
+                    });
+                    assert_eq!(converted, expected, "{literal:?}");
+                    if expected.is_some() {
+                        assert_eq!(reader.pos, reference.pos, "{literal:?}");
                     }
                 }
             }
         }
+    }
+
+    /// `plain_run` finds the first quote, backslash or control byte, eight bytes at a time: every
+    /// length and position over bytes next to the looked-at ones (`!`, `#`, `&`, `(`, `[`, `]`, space,
+    /// DEL, high bytes), where a borrow in the word test could mislead it.
+    #[test]
+    fn plain_run_finds_the_first_looked_at_byte() {
+        let alphabet = [
+            0x00, 0x01, 0x1f, b' ', b'!', b'"', b'#', b'&', b'\'', b'(', b'[', b'\\', b']', 0x7f,
+            0x80, 0xa2, 0xdc, 0xe0, 0xff, b'a',
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for len in 0..40 {
+            for _ in 0..200 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Mostly plain bytes, so that the first looked-at one falls anywhere.
+                        match seed % 4 {
+                            0 => alphabet[(seed >> 8) as usize % alphabet.len()],
+                            _ => b'a' + (seed >> 8) as u8 % 26,
+                        }
+                    })
+                    .collect();
+                let expected = bytes
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\'' || b == b'\\' || b < 0x20)
+                    .unwrap_or(bytes.len());
+                assert_eq!(plain_run(&bytes), expected, "{bytes:?}");
+            }
+        }
+    }
+
+    /// The reference: a string literal's value, Python's escapes decoded a character at a time.
+    fn decode(reader: &mut Reader<'_>, quote: u8) -> Option<String> {
+        let rest = &reader.text[reader.pos + 1..];
+        let mut value = String::new();
+        let mut chars = rest.char_indices();
+        while let Some((at, c)) = chars.next() {
+            if c == char::from(quote) {
+                reader.pos += 1 + at + 1;
+                return Some(value);
+            }
+            if c != '\\' {
+                value.push(c);
+                continue;
+            }
+            let (_, e) = chars.next()?;
+            match e {
+                'n' => value.push('\n'),
+                't' => value.push('\t'),
+                'r' => value.push('\r'),
+                '0' => value.push('\0'),
+                'a' => value.push('\u{7}'),
+                'b' => value.push('\u{8}'),
+                'f' => value.push('\u{c}'),
+                'v' => value.push('\u{b}'),
+                '\\' | '\'' | '"' => value.push(e),
+                '\n' => {}
+                'x' | 'u' | 'U' => {
+                    let digits = match e {
+                        'x' => 2,
+                        'u' => 4,
+                        _ => 8,
+                    };
+                    let hex: String = chars.by_ref().take(digits).map(|(_, c)| c).collect();
+                    let code = (hex.len() == digits)
+                        .then(|| u32::from_str_radix(&hex, 16).ok())
+                        .flatten()
+                        .and_then(char::from_u32)?;
+                    value.push(code);
+                }
+                other => {
+                    value.push('\\');
+                    value.push(other);
+                }
+            }
+        }
+        None
     }
 }

@@ -191,18 +191,21 @@ impl CallMachine for Machine {
             }
             State::Json => self.json.take_plain(text),
             State::ArgsObject => self.scanner.take_string_run(text),
-            // Python arguments are kept for the conversion at `)`: a delta inside a string is kept
-            // as it is, as `py_args` would (nothing is written until the call ends).
-            // Once spilled over the buffer limit they stream as raw argument text (written below).
-            State::PyArgs if self.py.stays_in_string(text) => {
-                if self.py_spilled {
-                    true
-                } else if self.py_args.len() + text.len() <= self.calls.buffer_limit() {
+            // Python arguments are kept for the conversion at `)`: a delta that stays inside a
+            // string (escapes included) is kept as it is, as `py_args` would keep it (nothing is
+            // written until the call ends; markup inside a string is text). Once spilled over the
+            // buffer limit they stream as raw argument text (written below); a delta that would
+            // spill them is left to `py_keep`.
+            State::PyArgs
+                if (self.py_spilled
+                    || self.py_args.len() + text.len() <= self.calls.buffer_limit())
+                    && self.py.take_string_run(text) =>
+            {
+                if !self.py_spilled {
                     self.py_args.push_str(text);
                     return true;
-                } else {
-                    false
                 }
+                true
             }
             // A tagged string value writes the delta itself (escaped).
             State::Value => {

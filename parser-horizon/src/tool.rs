@@ -28,9 +28,9 @@
 use std::sync::Arc;
 
 use parser_core::{
-    CallEnd, CallMachine, Calls, Carry, ContentStep, Deltas, Found, JsonCall, Literal, MarkerSet,
-    ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink, ToolParser, Tools, ValueSyntax,
-    ValueType, find_within, leading_ws, literal_at,
+    Boundary, CallEnd, CallEnds, CallMachine, Calls, Carry, ContentStep, Deltas, Found, Head,
+    JsonCall, Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Sink,
+    ToolParser, Tools, ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
 };
 
 use crate::markers::*;
@@ -50,6 +50,14 @@ static VALUE: ValueSyntax = ValueSyntax {
     ends: &VALUE_END,
     closer_followers: None,
     trim_newline: false,
+};
+
+/// An XML call ends at its closer or, when that is missing, at the next call or the group's end (both
+/// left to the group state).
+static CALL_ENDS: CallEnds = CallEnds {
+    close: TOOL_CALL_END,
+    block_close: None,
+    next: &[TOOL_CALL, TOOL_CALLS_END],
 };
 
 /// Where an XML call body that is not arguments ends: its closer (group 0, consumed), or the next call
@@ -170,20 +178,6 @@ impl CallMachine for Machine {
     }
 }
 
-/// What a bounded head turned out to be.
-enum Head<'t> {
-    NeedMore,
-    /// Complete: the name (or key), the declared type if any, and the head's length.
-    Complete(&'t str, Option<&'t str>, usize),
-    Not,
-}
-
-impl Head<'_> {
-    fn unfinished(give_up: bool) -> Self {
-        if give_up { Head::Not } else { Head::NeedMore }
-    }
-}
-
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed (the rest is held).
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
@@ -227,7 +221,7 @@ impl Machine {
                         }
                         match call_head(body, eof) {
                             Head::NeedMore if lead <= HEAD_LIMIT => return pos,
-                            Head::Complete(name, _, len) => {
+                            Head::Complete((name, _), len) => {
                                 self.start_xml_call(out, name);
                                 pos += ws + TOOL_CALL.len() + lead + len;
                                 continue;
@@ -293,40 +287,21 @@ impl Machine {
                         Literal::No => self.state = State::Group,
                     }
                 }
-                State::Body => {
-                    let ws = leading_ws(rest);
-                    pos += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return pos;
+                State::Body => match call_boundary(rest, eof, &CALL_ENDS, arg_head) {
+                    Boundary::Wait(used) => return pos + used,
+                    Boundary::Closed { used, .. } => {
+                        pos += used;
+                        self.close_call(out);
                     }
-                    match literal_at(after, &[TOOL_CALL_END, TOOL_CALL, TOOL_CALLS_END], eof) {
-                        Literal::Whole(len) if after.starts_with(TOOL_CALL_END) => {
-                            pos += len;
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Whole(_) => {
-                            // The next call or the group's end, this call's closer missing.
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Partial => return pos,
-                        Literal::No => {}
+                    Boundary::Argument((key, declared), used) => {
+                        self.open_value(out, key, declared);
+                        pos += used;
                     }
-                    match arg_head(after, eof) {
-                        Head::NeedMore => return pos,
-                        Head::Complete(key, declared, len) => {
-                            self.open_value(out, key, declared);
-                            pos += len;
-                        }
-                        // Cut off inside the next argument's head: no fragment reaches the arguments.
-                        Head::Not if eof && matches!(arg_head(after, false), Head::NeedMore) => {
-                            return text.len();
-                        }
-                        Head::Not => self.state = State::RawBody,
+                    Boundary::Raw(used) => {
+                        pos += used;
+                        self.state = State::RawBody;
                     }
-                }
+                },
                 State::Value => {
                     let (args, calls) = (&mut self.args, &mut self.calls);
                     match self.value.run(rest, eof, &VALUE, args, calls, out) {
@@ -398,10 +373,13 @@ fn declared_type(declared: &str) -> Option<ValueType> {
     })
 }
 
+/// A head's name (or key) and the type it declares, if any.
+type NameHead<'t> = Head<(&'t str, Option<&'t str>)>;
+
 /// Reads an XML call's name (at the start of `text`, right after `<ifm|tool_call>` and whitespace):
 /// the name runs up to whitespace or `<`, and `<ifm|arg_key>` or `</ifm|tool_call>` must follow (after
 /// whitespace; not consumed). Decided within [`HEAD_LIMIT`].
-fn call_head(text: &str, eof: bool) -> Head<'_> {
+fn call_head(text: &str, eof: bool) -> NameHead<'_> {
     let Some(at) = text.find(|c: char| c == '<' || c.is_ascii_whitespace()) else {
         return Head::unfinished(eof || text.len() > HEAD_LIMIT);
     };
@@ -411,7 +389,7 @@ fn call_head(text: &str, eof: bool) -> Head<'_> {
         return Head::Not;
     }
     match literal_at(&next[ws..], &[ARG_KEY, TOOL_CALL_END], eof) {
-        Literal::Whole(_) => Head::Complete(&text[..at], None, at + ws),
+        Literal::Whole(_) => Head::Complete((&text[..at], None), at + ws),
         Literal::Partial => Head::NeedMore,
         Literal::No if next[ws..].is_empty() && !eof => Head::NeedMore,
         Literal::No => Head::Not,
@@ -421,7 +399,7 @@ fn call_head(text: &str, eof: bool) -> Head<'_> {
 /// Reads `<ifm|arg_key>KEY</ifm|arg_key>`, optionally `<ifm|arg_type>T</ifm|arg_type>`, and
 /// `<ifm|arg_value>` at the start of `text` (whitespace allowed between them); the key (trimmed) is
 /// non-empty and holds no `<ifm|` tag. Decided within [`HEAD_LIMIT`].
-fn arg_head(text: &str, eof: bool) -> Head<'_> {
+fn arg_head(text: &str, eof: bool) -> NameHead<'_> {
     let Some(after) = text.strip_prefix(ARG_KEY) else {
         return match literal_at(text, &[ARG_KEY], eof) {
             Literal::Partial => Head::NeedMore,
@@ -458,7 +436,9 @@ fn arg_head(text: &str, eof: bool) -> Head<'_> {
         rest = &after_type[ws..];
     }
     match literal_at(rest, &[ARG_VALUE, ARG_TYPE], eof) {
-        Literal::Whole(n) if rest.starts_with(ARG_VALUE) => Head::Complete(key, declared, len + n),
+        Literal::Whole(n) if rest.starts_with(ARG_VALUE) => {
+            Head::Complete((key, declared), len + n)
+        }
         Literal::Partial => Head::NeedMore,
         Literal::No if rest.is_empty() && !eof => Head::NeedMore,
         _ => Head::Not,

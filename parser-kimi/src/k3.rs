@@ -40,10 +40,11 @@
 //! type name from its schema.
 
 use parser_core::{
-    BlockInReasoning, CallMachine, Calls, Carry, Composed, ContentStep, Deltas, Found, Literal,
-    MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions, Parser, ReasoningFormat,
-    ReasoningSyntax, Sink, Stage, StageDetector, ThinkTagReasoningParser, ToolParser, ValueSyntax,
-    ValueType, find_within, leading_ws, literal_at, partial_suffix,
+    BlockInReasoning, Boundary, CallEnds, CallMachine, Calls, Carry, Closer, Composed, ContentStep,
+    Deltas, Found, Head, Literal, MarkerSet, ObjectArgs, ParamStep, ParamValue, ParseOptions,
+    Parser, ReasoningFormat, ReasoningSyntax, Sink, Stage, StageDetector, ThinkTagReasoningParser,
+    ToolParser, ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
+    partial_suffix,
 };
 
 /// Opens an element.
@@ -114,6 +115,13 @@ static VALUE: ValueSyntax = ValueSyntax {
     ends: &VALUE_END,
     closer_followers: None,
     trim_newline: false,
+};
+
+/// A call ends at its closer or, when that is missing, at the channel's closer or the next call.
+static CALL_ENDS: CallEnds = CallEnds {
+    close: CALL_CLOSE,
+    block_close: Some(TOOLS_CLOSE),
+    next: &[CALL_OPEN],
 };
 
 /// Where a call body that is not arguments ends: the call's closer (consumed), the channel's closer
@@ -232,14 +240,6 @@ impl CallMachine for Machine {
     }
 }
 
-/// What a bounded head (`<|open|>call ATTRS<|sep|>`) turned out to be.
-enum Head {
-    NeedMore,
-    /// Complete: the head's length (the attributes are in the machine's scratch).
-    Complete(usize),
-    Not,
-}
-
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed (the rest is held).
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
@@ -260,7 +260,7 @@ impl Machine {
                     let ws = leading_ws(channel);
                     match self.call_head(&channel[ws..], eof) {
                         Head::NeedMore if ws <= HEAD_LIMIT => return pos + at,
-                        Head::Complete(len) => {
+                        Head::Complete((), len) => {
                             self.start_call(out);
                             pos += at + TOOLS_OPEN.len() + ws + len;
                         }
@@ -293,7 +293,7 @@ impl Machine {
                     }
                     match self.call_head(after, eof) {
                         Head::NeedMore => return pos,
-                        Head::Complete(len) => {
+                        Head::Complete((), len) => {
                             self.start_call(out);
                             pos += ws + len;
                         }
@@ -308,49 +308,23 @@ impl Machine {
                         Head::Not => self.state = State::Content,
                     }
                 }
-                State::Body => {
-                    let ws = leading_ws(rest);
-                    pos += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return pos;
+                State::Body => match call_boundary(rest, eof, &CALL_ENDS, |after, eof| {
+                    self.argument_head(after, eof)
+                }) {
+                    Boundary::Wait(used) => return pos + used,
+                    Boundary::Closed { used, by } => {
+                        pos += used;
+                        self.close_call(out, by);
                     }
-                    match literal_at(after, &[CALL_CLOSE, TOOLS_CLOSE, CALL_OPEN], eof) {
-                        Literal::Whole(len) if after.starts_with(CALL_CLOSE) => {
-                            pos += len;
-                            self.close_call(out, State::Channel);
-                            continue;
-                        }
-                        Literal::Whole(len) if after.starts_with(TOOLS_CLOSE) => {
-                            // The call's closer is missing; the channel's ends it.
-                            pos += len;
-                            self.close_call(out, State::Content);
-                            continue;
-                        }
-                        Literal::Whole(_) => {
-                            // The next call starts without this one being closed.
-                            self.close_call(out, State::Channel);
-                            continue;
-                        }
-                        Literal::Partial => return pos,
-                        Literal::No => {}
+                    Boundary::Argument((), used) => {
+                        pos += used;
+                        self.open_value(out);
                     }
-                    match self.argument_head(after, eof) {
-                        Head::NeedMore => return pos,
-                        Head::Complete(len) => {
-                            pos += len;
-                            self.open_value(out);
-                        }
-                        // Cut off inside the next argument's head: no fragment reaches the arguments.
-                        Head::Not
-                            if eof
-                                && matches!(self.argument_head(after, false), Head::NeedMore) =>
-                        {
-                            return text.len();
-                        }
-                        Head::Not => self.state = State::RawBody,
+                    Boundary::Raw(used) => {
+                        pos += used;
+                        self.state = State::RawBody;
                     }
-                }
+                },
                 State::Value => {
                     let (args, calls) = (&mut self.args, &mut self.calls);
                     match self.value.run(rest, eof, &VALUE, args, calls, out) {
@@ -388,15 +362,19 @@ impl Machine {
         self.state = State::Body;
     }
 
-    fn close_call(&mut self, out: &mut dyn Sink, next: State) {
+    /// Closes the call; the channel goes on unless its own closer ended the call.
+    fn close_call(&mut self, out: &mut dyn Sink, by: Closer) {
         self.args.finish(&mut self.calls, out);
         self.calls.end(out, true);
-        self.state = next;
+        self.state = match by {
+            Closer::Block => State::Content,
+            Closer::Call | Closer::Next => State::Channel,
+        };
     }
 
     /// Reads `<|open|>call ATTRS<|sep|>` at the start of `text`; a non-empty `tool` attribute names
     /// the call (left in `self.name`).
-    fn call_head(&mut self, text: &str, eof: bool) -> Head {
+    fn call_head(&mut self, text: &str, eof: bool) -> Head<()> {
         let (attrs, len) = match element_head(text, CALL_OPEN, eof) {
             Ok(head) => head,
             Err(head) => return head,
@@ -404,7 +382,7 @@ impl Machine {
         match attribute(attrs, TOOL_ATTRIBUTE) {
             Some(name) if !name.is_empty() => {
                 unescape_into(name, &mut self.name);
-                Head::Complete(len)
+                Head::Complete((), len)
             }
             _ => Head::Not,
         }
@@ -412,7 +390,7 @@ impl Machine {
 
     /// Reads `<|open|>argument ATTRS<|sep|>` at the start of `text` and opens its value: keyed by the
     /// `key` attribute, typed by `type` (a string unless it says otherwise).
-    fn argument_head(&mut self, text: &str, eof: bool) -> Head {
+    fn argument_head(&mut self, text: &str, eof: bool) -> Head<()> {
         let (attrs, len) = match element_head(text, ARGUMENT_OPEN, eof) {
             Ok(head) => head,
             Err(head) => return head,
@@ -427,7 +405,7 @@ impl Machine {
         };
         unescape_into(key, &mut self.key);
         self.value_type = value_type;
-        Head::Complete(len)
+        Head::Complete((), len)
     }
 
     /// Writes the key read by [`argument_head`](Self::argument_head) and starts its value.
@@ -443,7 +421,7 @@ impl Machine {
 /// The attributes of an element head `OPENER ATTRS<|sep|>` at the start of `text`, and the head's
 /// length; else whether it may still become one (`NeedMore`) or not (`Not`: another opener, no
 /// `<|sep|>` within [`HEAD_LIMIT`], or another token inside the attributes).
-fn element_head<'t>(text: &'t str, opener: &str, eof: bool) -> Result<(&'t str, usize), Head> {
+fn element_head<'t>(text: &'t str, opener: &str, eof: bool) -> Result<(&'t str, usize), Head<()>> {
     match literal_at(text, &[opener], eof) {
         Literal::Whole(_) => {}
         Literal::Partial => return Err(Head::NeedMore),

@@ -3,7 +3,7 @@
 
 use parser_core::testing::{
     RowCall, check_content_held_back_exactly, check_finish_is_final, check_generated_ids,
-    check_row, check_sample_splits, prompt_options, run_row,
+    check_row, check_sample_splits, prompt_options, run_row, three_way_splits,
 };
 use parser_core::{ParseOptions, ParsedMessage, find_by_name, find_for_model};
 use parser_llama::markers::{EOM, EOT, PYTHON_TAG, SPECIAL_TOKENS};
@@ -137,5 +137,44 @@ fn special_tokens_cover_the_specs_markers() {
             assert!(SPECIAL_TOKENS.contains(token), "{parser}: {token}");
         }
         assert_eq!(find_by_name(parser).unwrap().special_tokens, SPECIAL_TOKENS);
+    }
+}
+
+/// String arguments of Python calls stream as they parse one-shot, whatever the deltas: a delta that
+/// stays inside a string is kept without stepping the reader (escapes of either quote and of the
+/// backslash, the other quote raw, multi-byte text, brackets and parentheses as text), and its closing
+/// quote or the call's `)` may be cut anywhere. Every standard chunking (`run`), then every cut in
+/// three pieces, against one-shot.
+#[rstest]
+#[case::escapes_single(
+    r#"[write(text='it\'s "q" \\ x\n\t\u00e9\x41 end\\')]"#,
+    r#"{"text": "it's \"q\" \\ x\n\téA end\\"}"#
+)]
+#[case::escapes_double(
+    r#"[write(text="say 'hi' \"there\" \\\\ done\"", n=2)]"#,
+    r#"{"text": "say 'hi' \"there\" \\\\ done\"", "n": 2}"#
+)]
+#[case::multibyte_runs(
+    r#"[write(text='北京 café 😀 東京', other="é'北'")]"#,
+    r#"{"text": "北京 café 😀 東京", "other": "é'北'"}"#
+)]
+#[case::brackets_in_strings(
+    r#"[write(text='a) ] } ( [b(x=1)] "', more=")(")]"#,
+    r#"{"text": "a) ] } ( [b(x=1)] \"", "more": ")("}"#
+)]
+#[case::continuation_and_unknown_escape(
+    "[write(text='one\\\ntwo \\q \\u4eac')]",
+    r#"{"text": "onetwo \\q 京"}"#
+)]
+fn llama4_string_arguments_stream_as_one_shot(
+    #[case] output: &str,
+    #[case] arguments: &'static str,
+) {
+    let message = run("llama4", output);
+    check_row(&message, None, None, &[RowCall::Valid("write", arguments)]);
+    let entry = find_by_name("llama4").unwrap();
+    let options = prompt_options(Some(TAIL), None).with_call_id_seed(7);
+    for (cut, split) in three_way_splits(&|| entry.parser(&options), output) {
+        assert_eq!(split, message, "cut {cut}");
     }
 }

@@ -45,10 +45,11 @@
 use std::sync::Arc;
 
 use parser_core::{
-    BlockInReasoning, CallMachine, Calls, Carry, Composed, ContentStep, Deltas, Literal, MarkerSet,
-    ObjectArgs, ParseOptions, Parser, ReasoningFormat, ReasoningSyntax, Sink, Stage, StageDetector,
-    ThinkTagReasoningParser, ToolParser, Tools, ValueType, escape_json_into, find_within,
-    leading_ws, literal_at, partial_suffix,
+    BlockInReasoning, Boundary, CallEnds, CallMachine, Calls, Carry, Closer, Composed, ContentStep,
+    Deltas, Head, Literal, MarkerSet, ObjectArgs, ParseOptions, Parser, ReasoningFormat,
+    ReasoningSyntax, Sink, Stage, StageDetector, ThinkTagReasoningParser, ToolParser, Tools,
+    ValueType, call_boundary, escape_json_into, find_within, leading_ws, literal_at,
+    partial_suffix,
 };
 use serde_json::Value;
 
@@ -97,6 +98,13 @@ pub static THINK: ReasoningSyntax = ReasoningSyntax::new(STAGE, &[END_OF_TURN], 
 /// Content: the block opener (group 0) and the end of turn, dropped (group 1).
 const DROP: usize = 1;
 static CONTENT: MarkerSet = MarkerSet::new(&[&[TOOL_CALL], &[END_OF_TURN]]);
+
+/// An invoke ends at its closer or, when that is missing, at the block's closer or the next invoke.
+static CALL_ENDS: CallEnds = CallEnds {
+    close: INVOKE_END,
+    block_close: Some(TOOL_CALL_END),
+    next: &[INVOKE],
+};
 
 /// Where an invoke body that is not parameters ends: its closer (group 0), the block's closer
 /// (group 1, both consumed), or the next block (group 2, left to content).
@@ -249,22 +257,6 @@ impl CallMachine for Machine {
     }
 }
 
-/// What a bounded head (`<invoke name="NAME">`, `<NAME>`) turned out to be.
-enum Head<'t> {
-    /// Not decided yet: hold the text.
-    NeedMore,
-    /// Complete: the name and the length of the head.
-    Complete(&'t str, usize),
-    /// Not one.
-    Not,
-}
-
-impl Head<'_> {
-    fn unfinished(give_up: bool) -> Self {
-        if give_up { Head::Not } else { Head::NeedMore }
-    }
-}
-
 /// Where a value stands after [`Machine::run_value`].
 enum ValueStep {
     /// This much was consumed; the value is still open.
@@ -367,46 +359,21 @@ impl Machine {
                         Head::Not => self.state = State::Content,
                     }
                 }
-                State::Body => {
-                    let ws = leading_ws(rest);
-                    pos += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return pos;
+                State::Body => match call_boundary(rest, eof, &CALL_ENDS, param_head) {
+                    Boundary::Wait(used) => return pos + used,
+                    Boundary::Closed { used, by } => {
+                        pos += used;
+                        self.close_call(out, by);
                     }
-                    match literal_at(after, &[INVOKE_END, TOOL_CALL_END, INVOKE], eof) {
-                        Literal::Whole(len) if after.starts_with(INVOKE_END) => {
-                            pos += len;
-                            self.close_call(out, State::Block);
-                            continue;
-                        }
-                        Literal::Whole(len) if after.starts_with(TOOL_CALL_END) => {
-                            // The invoke's closer is missing; the block's ends it.
-                            pos += len;
-                            self.close_call(out, State::Content);
-                            continue;
-                        }
-                        Literal::Whole(_) => {
-                            // The next invoke starts without this one being closed.
-                            self.close_call(out, State::Block);
-                            continue;
-                        }
-                        Literal::Partial => return pos,
-                        Literal::No => {}
+                    Boundary::Argument(key, used) => {
+                        self.open_value(out, key);
+                        pos += used;
                     }
-                    match param_head(after, eof) {
-                        Head::NeedMore => return pos,
-                        Head::Complete(key, len) => {
-                            self.open_value(out, key);
-                            pos += len;
-                        }
-                        // Cut off inside the next parameter's head: no fragment reaches the arguments.
-                        Head::Not if eof && matches!(param_head(after, false), Head::NeedMore) => {
-                            return text.len();
-                        }
-                        Head::Not => self.state = State::RawBody,
+                    Boundary::Raw(used) => {
+                        pos += used;
+                        self.state = State::RawBody;
                     }
-                }
+                },
                 State::Value => match self.run_value(rest, eof, out) {
                     ValueStep::Pending(used) => return pos + used,
                     ValueStep::Ended(used) => {
@@ -442,10 +409,14 @@ impl Machine {
         self.state = State::Body;
     }
 
-    fn close_call(&mut self, out: &mut dyn Sink, next: State) {
+    /// Closes the call; the block goes on unless its own closer ended the call.
+    fn close_call(&mut self, out: &mut dyn Sink, by: Closer) {
         self.args.finish(&mut self.calls, out);
         self.calls.end(out, true);
-        self.state = next;
+        self.state = match by {
+            Closer::Block => State::Content,
+            Closer::Call | Closer::Next => State::Block,
+        };
     }
 
     fn open_value(&mut self, out: &mut dyn Sink, key: &str) {
@@ -615,7 +586,7 @@ enum NestedTag {
 
 /// Reads `]<]minimax[>[<invoke name="NAME">` at the start of `text`: the name is non-empty and holds
 /// no line break or namespace token. Decided within [`HEAD_LIMIT`].
-fn invoke_head(text: &str, eof: bool) -> Head<'_> {
+fn invoke_head(text: &str, eof: bool) -> Head<&str> {
     let len = match literal_at(text, &[INVOKE], eof) {
         Literal::Whole(len) => len,
         Literal::Partial => return Head::NeedMore,
@@ -634,7 +605,7 @@ fn invoke_head(text: &str, eof: bool) -> Head<'_> {
 
 /// Reads `]<]minimax[>[<NAME>` at the start of `text` (not a closer): the name is non-empty and holds
 /// no whitespace, `<`, `/` or `"`. Decided within [`HEAD_LIMIT`].
-fn param_head(text: &str, eof: bool) -> Head<'_> {
+fn param_head(text: &str, eof: bool) -> Head<&str> {
     let len = match literal_at(text, &[TAG_OPEN], eof) {
         Literal::Whole(len) => len,
         Literal::Partial => return Head::NeedMore,

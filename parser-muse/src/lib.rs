@@ -61,9 +61,9 @@ pub mod constraint;
 use std::sync::Arc;
 
 use parser_core::{
-    Calls, Carry, Found, Literal, MarkerSet, ObjectArgs, OutputParser, ParamStep, ParamValue,
-    ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink, Stage, Tools, ValueSyntax, ValueType,
-    find_within, leading_ws, literal_at,
+    Boundary, CallEnds, Calls, Carry, Deltas, Found, Head, Literal, MarkerSet, ObjectArgs,
+    OutputParser, ParamStep, ParamValue, ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink,
+    Stage, Tools, ValueSyntax, ValueType, call_boundary, find_within, leading_ws, literal_at,
 };
 
 /// Starts a message header.
@@ -120,6 +120,12 @@ static VALUE: ValueSyntax = ValueSyntax {
     ends: &VALUE_END,
     closer_followers: None,
     trim_newline: false,
+};
+/// An invoke ends at its closer or, when that is missing, at the message's end (left to the message).
+static INVOKE_ENDS: CallEnds = CallEnds {
+    close: INVOKE_END,
+    block_close: None,
+    next: &[EOM, EOT, START],
 };
 /// Where an invoke body that is not parameters ends: its closer (consumed) or the message's end.
 static RAW_BODY_END: MarkerSet = MarkerSet::new(&[&[INVOKE_END], &[EOM, EOT, START]]);
@@ -195,10 +201,73 @@ impl MuseParser {
     }
 }
 
-impl OutputParser for MuseParser {
-    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+impl MuseParser {
+    /// Writes the common delta as [`Machine::run`] would and returns `true`; `false` when the machine
+    /// must read it. Inside a message body, a delta with no byte that can begin the body's end (the
+    /// scan's own pair filter, [`MarkerSet::may_match`]) is that body's text; inside a string value, a
+    /// run of it, streamed or collected ([`ParamValue::take_plain`],
+    /// [`ParamValue::take_plain_collected`]). Generic over the sink, so that
+    /// [`OutputParser::push_deltas`] writes with static calls.
+    #[inline(always)]
+    fn push_plain<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
+        if !self.carry.held().is_empty() || text.is_empty() {
+            return false;
+        }
+        let m = &mut self.machine;
+        match m.state {
+            State::Body(Body::Reasoning) if !m.inline => {
+                let plain = !BODY_END.may_match(text);
+                if plain {
+                    out.reasoning(text);
+                }
+                plain
+            }
+            // Content, and reasoning kept inline: the content bookkeeping `Calls::content` does.
+            State::Body(Body::Reasoning | Body::Content) => {
+                let plain = m.calls.take_plain_content(&BODY_END, text);
+                if plain {
+                    out.content(text);
+                }
+                plain
+            }
+            // Text of a tool message past its framing lead (no invoke or wrapper in it).
+            State::Body(Body::Tool) if !m.tool_lead => {
+                let plain = m.calls.take_plain_content(&TOOL_BODY, text);
+                if plain {
+                    out.content(text);
+                }
+                plain
+            }
+            // A run of a value: streamed when a string, collected when typed.
+            State::Value => {
+                m.value
+                    .take_plain(text, &VALUE, &mut m.args, &mut m.calls, out)
+                    || m.value.take_plain_collected(text, &VALUE, &m.calls)
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs the machine over the held text and `text` (kept out of the common path).
+    #[inline(never)]
+    fn push_machine(&mut self, text: &str, out: &mut dyn Sink) {
         self.carry
             .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+    }
+}
+
+impl OutputParser for MuseParser {
+    fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
+        }
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
+        }
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {
@@ -300,43 +369,22 @@ impl Machine {
                     pos += if group == 0 { end } else { stop };
                     self.state = State::Lead;
                 }
-                State::Invoke => {
-                    let ws = leading_ws(rest);
-                    pos += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return pos;
+                State::Invoke => match call_boundary(rest, eof, &INVOKE_ENDS, parameter_head) {
+                    Boundary::Wait(used) => return pos + used,
+                    // The invoke's closer, or the message's end with the closer missing.
+                    Boundary::Closed { used, .. } => {
+                        pos += used;
+                        self.close_call(out);
                     }
-                    match literal_at(after, &[INVOKE_END, EOM, EOT, START], eof) {
-                        Literal::Whole(len) if after.starts_with(INVOKE_END) => {
-                            pos += len;
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Whole(_) => {
-                            // The message ends with the invoke's closer missing.
-                            self.close_call(out);
-                            continue;
-                        }
-                        Literal::Partial => return pos,
-                        Literal::No => {}
+                    Boundary::Argument(key, used) => {
+                        self.open_value(out, key);
+                        pos += used;
                     }
-                    match name_head(after, PARAMETER, eof) {
-                        Head::NeedMore => return pos,
-                        Head::Complete(key, len) => {
-                            let key = key.to_owned();
-                            self.open_value(out, &key);
-                            pos += len;
-                        }
-                        Head::Not
-                            if eof
-                                && matches!(name_head(after, PARAMETER, false), Head::NeedMore) =>
-                        {
-                            return text.len();
-                        }
-                        Head::Not => self.state = State::RawInvoke,
+                    Boundary::Raw(used) => {
+                        pos += used;
+                        self.state = State::RawInvoke;
                     }
-                }
+                },
                 State::Value => {
                     let (args, calls) = (&mut self.args, &mut self.calls);
                     match self.value.run(rest, eof, &VALUE, args, calls, out) {
@@ -465,19 +513,18 @@ fn header(text: &str, eof: bool) -> Header {
     Header::Message(body, at + MESSAGE.len())
 }
 
-enum Head<'t> {
-    NeedMore,
-    Complete(&'t str, usize),
-    Not,
-}
-
 /// Reads `<atem:invoke name="NAME">`.
-fn invoke_head(text: &str, eof: bool) -> Head<'_> {
+fn invoke_head(text: &str, eof: bool) -> Head<&str> {
     name_head(text, INVOKE, eof)
 }
 
+/// Reads `<atem:parameter name="KEY">`.
+fn parameter_head(text: &str, eof: bool) -> Head<&str> {
+    name_head(text, PARAMETER, eof)
+}
+
 /// Reads `OPENER NAME">` at the start of `text`: a non-empty name without `"`, `<` or a line break.
-fn name_head<'t>(text: &'t str, opener: &str, eof: bool) -> Head<'t> {
+fn name_head<'t>(text: &'t str, opener: &str, eof: bool) -> Head<&'t str> {
     let len = match literal_at(text, &[opener], eof) {
         Literal::Whole(len) => len,
         Literal::Partial => return Head::NeedMore,

@@ -130,12 +130,12 @@ impl CallMachine for Machine {
         (self.state == State::Content).then_some((&mut self.calls, &CONTENT))
     }
 
-    /// Inside the literal, a delta that stays inside a string is kept as it is, as `run` would keep it
-    /// (nothing is written before the list closes).
+    /// Inside the literal, a delta that stays inside a string (escapes included) is kept as it is, as
+    /// `run` would keep it (nothing is written before the list closes).
     #[inline]
     fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, _out: &mut S) -> bool {
         let fits = self.held.len() + text.len() <= self.calls.buffer_limit();
-        if self.state == State::Literal && fits && self.scanner.stays_in_string(text) {
+        if self.state == State::Literal && fits && self.scanner.take_string_run(text) {
             self.held.push_str(text);
             return true;
         }

@@ -4,7 +4,7 @@
 
 use parser_core::testing::{
     Chunking, RowCall, check_chunkings, check_finish_is_final, check_row, check_sample_splits,
-    run_row,
+    run_row, three_way_splits,
 };
 use parser_core::{ParseOptions, ParsedMessage, find_by_name, find_for_model};
 use parser_sarashina::markers::SPECIAL_TOKENS;
@@ -77,5 +77,37 @@ proptest! {
         let options = ParseOptions::new().with_call_id_seed(1);
         let streamed = check_chunkings(&|| entry.parser(&options), &text, &Chunking::property(seed, SPECIAL_TOKENS));
         prop_assert!(streamed.is_ok(), "{}", streamed.unwrap_err());
+    }
+}
+
+/// String values stream as they parse one-shot, whatever the deltas: a delta that stays inside a
+/// string is kept without stepping the reader (escapes of either quote and of the backslash, the
+/// other quote raw, multi-byte text, brackets as text), and its closing quote or the list's `]` may
+/// be cut anywhere. Every standard chunking (`run`), then every cut in three pieces, against one-shot.
+#[rstest]
+#[case::escapes_single(
+    r#"[{'name': 'write', 'arguments': {'text': 'it\'s "q" \\ x\n\t\u00e9\x41 end\\'}}]"#,
+    r#"{"text": "it's \"q\" \\ x\n\téA end\\"}"#
+)]
+#[case::escapes_double(
+    r#"[{'name': 'write', 'arguments': {'text': "say 'hi' \"there\" \\\\ done\"", 'n': 2}}]"#,
+    r#"{"text": "say 'hi' \"there\" \\\\ done\"", "n": 2}"#
+)]
+#[case::multibyte_runs(r#"<|tool_calls|>[{'name': 'write', 'arguments': {'text': '北京 café 😀 東京', 'other': "é'北'"}}]"#, r#"{"text": "北京 café 😀 東京", "other": "é'北'"}"#)]
+#[case::brackets_in_strings(
+    r#"[{'name': 'write', 'arguments': {'text': 'a) ] } ( [{b}] "', 'more': "]}"}}]"#,
+    r#"{"text": "a) ] } ( [{b}] \"", "more": "]}"}"#
+)]
+#[case::continuation_and_unknown_escape(
+    "[{'name': 'write', 'arguments': {'text': 'one\\\ntwo \\q \\u4eac'}}]",
+    r#"{"text": "onetwo \\q 京"}"#
+)]
+fn string_values_stream_as_one_shot(#[case] output: &str, #[case] arguments: &'static str) {
+    let message = run(output);
+    check_row(&message, None, None, &[RowCall::Valid("write", arguments)]);
+    let entry = find_by_name("sarashina").unwrap();
+    let options = ParseOptions::new().with_call_id_seed(7);
+    for (cut, split) in three_way_splits(&|| entry.parser(&options), output) {
+        assert_eq!(split, message, "cut {cut}");
     }
 }

@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick] [--divan | --peers] [-- ARGS…]`.
+//! `cargo xtask bench [--quick] [--divan | --peers | --instructions] [-- ARGS…]`.
 //!
 //! Without `--divan`: `cargo run --release -p benchmarks --bin bench-table`, which measures the performance
 //! targets and prints a markdown table with PASS/MISS (see `benchmarks/src/bin/bench-table.rs`). With
@@ -6,7 +6,8 @@
 //! (`benchmarks/benches/parsers.rs`). With `--peers`: `cargo run --release --manifest-path
 //! peers/Cargo.toml` with `CARGO_TARGET_DIR=<root>/target/peers`, the side-by-side comparison with SGLang's
 //! `tool-parser` and `reasoning-parser` crates (see `peers/src/main.rs`; `peers/` is its own workspace, so
-//! the project's builds never compile the peer crates, and its first build takes about 5 minutes). Output is
+//! the project's builds never compile the peer crates, and its first build takes about 5 minutes). With
+//! `--instructions`: the every-format table in callgrind instructions (see [`instructions`](crate::instructions)). Output is
 //! streamed as it comes; the exit code is the program's.
 
 use std::ffi::OsString;
@@ -16,6 +17,9 @@ use crate::flags;
 
 /// Runs the benchmarks.
 pub fn run(flags: &flags::Bench) -> Result<ExitCode, String> {
+    if flags.instructions {
+        return crate::instructions::run(&flags.rest);
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let root = crate::project_root();
     let mut command = Command::new(&cargo);

@@ -7,10 +7,15 @@ pub const HELP: &str = "\
 cargo xtask <command> [flags]
 
 Commands:
-  bench [--quick] [--divan | --peers] [-- ARGS...]
+  bench [--quick] [--divan | --peers | --instructions] [-- ARGS...]
       Print the benchmark table with targets and PASS/MISS
       (cargo run --release -p benchmarks --bin bench-table).
       --quick   short runs, to check that everything works (numbers not for reporting)
+      --instructions
+                the every-format table in callgrind instructions instead of time (needs valgrind;
+                stable on a loaded machine): one-shot per byte, per 4-char push in prose and in
+                content, per push in a 20 KB argument, 200 KB / 20 KB argument, whole stream /
+                one-shot. ARGS: format keys to measure (default: all); --jobs N (default: cores)
       --divan   run the divan benchmarks instead (cargo bench -p benchmarks)
       --peers   compare with SGLang's tool-parser / reasoning-parser crates instead
                 (peers/, its own workspace: cargo run --release --manifest-path peers/Cargo.toml,
@@ -98,6 +103,8 @@ pub struct Bench {
     pub peers: bool,
     /// Short runs.
     pub quick: bool,
+    /// Count instructions under callgrind instead of timing.
+    pub instructions: bool,
     /// Arguments after `--`, passed on to the benchmark program.
     pub rest: Vec<String>,
 }
@@ -200,13 +207,20 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                     "--divan" => flags.divan = true,
                     "--peers" => flags.peers = true,
                     "--quick" => flags.quick = true,
+                    "--instructions" => flags.instructions = true,
                     "--" => flags.rest.extend(args.by_ref()),
                     other => return Err(format!("bench: unknown flag `{other}`")),
                 }
             }
-            if flags.divan && flags.peers {
+            if [flags.divan, flags.peers, flags.instructions]
+                .iter()
+                .filter(|&&on| on)
+                .count()
+                > 1
+            {
                 return Err(
-                    "bench: `--divan` and `--peers` are two different benchmarks".to_owned(),
+                    "bench: `--divan`, `--peers` and `--instructions` are different benchmarks"
+                        .to_owned(),
                 );
             }
             Ok(Command::Bench(flags))
@@ -313,6 +327,7 @@ mod tests {
                 divan: true,
                 peers: false,
                 quick: false,
+                instructions: false,
                 rest: vec!["streaming".into(), "--sample-count".into(), "10".into()],
             }))
         );
@@ -322,7 +337,16 @@ mod tests {
                 divan: false,
                 peers: true,
                 quick: true,
+                instructions: false,
                 rest: vec![],
+            }))
+        );
+        assert_eq!(
+            parse_str("bench --instructions -- qwen3-coder --jobs 1"),
+            Ok(Command::Bench(Bench {
+                instructions: true,
+                rest: vec!["qwen3-coder".into(), "--jobs".into(), "1".into()],
+                ..Bench::default()
             }))
         );
         assert_eq!(
@@ -401,6 +425,7 @@ mod tests {
         assert!(parse_str("frobnicate").is_err());
         assert!(parse_str("bench --fast").is_err());
         assert!(parse_str("bench --divan --peers").is_err());
+        assert!(parse_str("bench --instructions --divan").is_err());
         assert!(parse_str("conformance --family").is_err());
         assert!(parse_str("conformance --family --verbose").is_err());
     }

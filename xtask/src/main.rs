@@ -8,7 +8,8 @@
 //! and `cargo test` at the root do not build it; nothing here is published.
 //!
 //! # Commands
-//! - `cargo xtask bench [--quick] [--divan] [-- ARGS…]`: the benchmark table (or divan's benchmarks); see
+//! - `cargo xtask bench [--quick] [--divan | --peers | --instructions] [-- ARGS…]`: the benchmark table
+//!   (or divan's benchmarks, the comparison with SGLang, the table in callgrind instructions); see
 //!   [`bench`](mod@bench).
 //! - `cargo xtask conformance [--family NAME] [--verbose]`: every corpus case through its parser, one-shot
 //!   and streamed; see [`conformance`].
@@ -38,6 +39,7 @@ mod family;
 mod flags;
 mod fuzz;
 mod grammar_check;
+mod instructions;
 #[path = "../../parser-core/tests-support/llg.rs"]
 mod llg;
 mod new_family;

@@ -74,26 +74,25 @@ fn rule_name(name: &str) -> String {
 }
 
 fn push_rule_name(out: &mut String, name: &str) {
-    // Most names need no change: copied whole, not a character at a time.
-    if name.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        out.push_str(name);
-        return;
-    }
-    // Names this crate makes are ASCII (`call_3`): each `_` becomes `-` in place, then one copy.
-    if name.is_ascii() && name.len() <= 64 {
-        let mut bytes = [0u8; 64];
-        for (to, &b) in bytes.iter_mut().zip(name.as_bytes()) {
-            *to = if b.is_ascii_alphanumeric() { b } else { b'-' };
-        }
-        if let Ok(name) = std::str::from_utf8(&bytes[..name.len()]) {
-            out.push_str(name);
+    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, the
+    // parts between copied whole (a name at a time through a buffer and `from_utf8` cost more).
+    let mark = out.len();
+    let mut start = 0;
+    for (at, b) in name.bytes().enumerate() {
+        if b == b'_' {
+            out.push_str(&name[start..at]);
+            out.push('-');
+            start = at + 1;
+        } else if !b.is_ascii_alphanumeric() {
+            out.truncate(mark);
+            out.extend(
+                name.chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
+            );
             return;
         }
     }
-    out.extend(
-        name.chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
-    );
+    out.push_str(&name[start..]);
 }
 
 /// The maps of one grammar's rendering: keyed by rule bodies, names and schemas, hashed with

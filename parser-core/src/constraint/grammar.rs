@@ -532,25 +532,53 @@ pub(crate) fn write_any_order_sets(
     }
 }
 
-/// True when `text` has a byte JSON (and a Lark literal) must escape: `"`, `\\` or a control
-/// character below U+0020. Eight bytes at a time (a byte at a time was a tenth of a structural
-/// tag's cost).
-pub(crate) fn needs_json_escape(text: &str) -> bool {
+/// The bytes of `word` (eight bytes of text, little-endian) that JSON (and a Lark literal) must
+/// escape: `"`, `\\` or a control character below U+0020. The lowest flagged byte is always one of
+/// them (the "has a zero byte" test flags a byte above a true match only when it borrows from it).
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // Nonzero exactly when some byte of `word` is zero (the classic "has a zero byte" test).
     let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    // A byte below 0x20 has its top three bits clear; `"` and `\\` are bytes equal to theirs.
+    zero_byte(word & (0xE0 * ONES))
+        | zero_byte(word ^ (u64::from(b'"') * ONES))
+        | zero_byte(word ^ (u64::from(b'\\') * ONES))
+}
+
+/// Where the first byte at or after `from` that JSON must escape is, eight bytes at a time.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let mask = escape_mask(u64::from_le_bytes(word));
+        if mask != 0 {
+            return Some(at + (mask.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    // The last bytes padded with spaces (which need no escape): one more word, not a loop.
+    let rest = &bytes[at.min(bytes.len())..];
+    if rest.is_empty() {
+        return None;
+    }
+    let mut word = [b' '; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    let mask = escape_mask(u64::from_le_bytes(word));
+    (mask != 0).then(|| at + (mask.trailing_zeros() / 8) as usize)
+}
+
+/// True when `text` has a byte JSON (and a Lark literal) must escape: `"`, `\\` or a control
+/// character below U+0020. Eight bytes at a time (a byte at a time was a tenth of a structural
+/// tag's cost).
+pub(crate) fn needs_json_escape(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        // A byte below 0x20 has its top three bits clear; `"` and `\\` are bytes equal to theirs.
-        if zero_byte(word & (0xE0 * ONES)) != 0
-            || zero_byte(word ^ (u64::from(b'"') * ONES)) != 0
-            || zero_byte(word ^ (u64::from(b'\\') * ONES)) != 0
-        {
+        if escape_mask(u64::from_le_bytes(word)) != 0 {
             return true;
         }
     }
@@ -561,37 +589,114 @@ pub(crate) fn needs_json_escape(text: &str) -> bool {
     }
     let mut word = [b' '; 8];
     word[..rest.len()].copy_from_slice(rest);
-    let word = u64::from_le_bytes(word);
-    zero_byte(word & (0xE0 * ONES)) != 0
-        || zero_byte(word ^ (u64::from(b'"') * ONES)) != 0
-        || zero_byte(word ^ (u64::from(b'\\') * ONES)) != 0
+    escape_mask(u64::from_le_bytes(word)) != 0
+}
+
+/// Writes `text` as the inside of a JSON string, escaped exactly as `serde_json` escapes it.
+///
+/// A short text (a name, a literal) copies the runs between two escapes whole. A long ASCII one (a
+/// grammar embedded in a structural tag, with a `"` every few bytes) is escaped a byte at a time
+/// into a block on the stack, copied in a block at a time (a copy call per run cost more than the
+/// bytes it copied: `serde_json::to_string`, and then a run at a time, were a quarter of such a tag's
+/// cost).
+pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
+    const LONG: usize = 256;
+    // Most texts (a name, a key, a description) need no escape: copied whole.
+    if !needs_json_escape(text) {
+        out.push_str(text);
+        return;
+    }
+    if text.len() >= LONG && text.is_ascii() {
+        push_ascii_escaped(out, text.as_bytes());
+        return;
+    }
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(at) = next_escape(bytes, start) {
+        out.push_str(&text[start..at]);
+        push_escape(out, bytes[at]);
+        start = at + 1;
+    }
+    out.push_str(&text[start..]);
+}
+
+/// [`push_json_escaped`] of ASCII text, through a block on the stack.
+fn push_ascii_escaped(out: &mut String, bytes: &[u8]) {
+    // A byte escapes to at most six: a block holds the escapes of `STEP` bytes.
+    const STEP: usize = 128;
+    let mut block = [0u8; STEP * 6];
+    out.reserve(bytes.len() + bytes.len() / 4);
+    for chunk in bytes.chunks(STEP) {
+        let mut n = 0;
+        // Eight bytes without an escape copied at once; a word with one, a byte at a time.
+        let mut words = chunk.chunks_exact(8);
+        for word in &mut words {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(word);
+            if escape_mask(u64::from_le_bytes(bytes)) == 0 {
+                block[n..n + 8].copy_from_slice(&bytes);
+                n += 8;
+            } else {
+                n = escape_ascii(&mut block, n, word);
+            }
+        }
+        n = escape_ascii(&mut block, n, words.remainder());
+        // ASCII in, ASCII out: the check cannot fail.
+        out.push_str(std::str::from_utf8(&block[..n]).unwrap_or_default());
+    }
+}
+
+/// Writes the JSON escapes of the ASCII `bytes` into `block` from `n` on; returns where they end.
+fn escape_ascii(block: &mut [u8], mut n: usize, bytes: &[u8]) -> usize {
+    for &byte in bytes {
+        match byte {
+            b'"' | b'\\' => {
+                block[n] = b'\\';
+                block[n + 1] = byte;
+                n += 2;
+            }
+            0x20.. => {
+                block[n] = byte;
+                n += 1;
+            }
+            _ => {
+                let escape = control_escape(byte);
+                block[n..n + escape.len()].copy_from_slice(escape.as_bytes());
+                n += escape.len();
+            }
+        }
+    }
+    n
+}
+
+/// The JSON escape of a control character (below U+0020), as `serde_json` writes it.
+fn control_escape(byte: u8) -> &'static str {
+    const HEX: [&str; 32] = [
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\b", "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011",
+        "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019",
+        "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+    ];
+    HEX.get(usize::from(byte)).copied().unwrap_or_default()
+}
+
+/// The JSON escape of one byte [`escape_mask`] flags.
+fn push_escape(out: &mut String, byte: u8) {
+    match byte {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        byte => out.push_str(control_escape(byte)),
+    }
 }
 
 /// Writes a Lark string literal: a JSON string, escaped as `serde_json` escapes one.
 fn push_lark_literal(out: &mut String, text: &str) {
     out.push('"');
-    // Most literals need no escape: copied whole.
-    if !needs_json_escape(text) {
+    // Most literals need no escape: copied whole, without the call.
+    if needs_json_escape(text) {
+        push_json_escaped(out, text);
+    } else {
         out.push_str(text);
-        out.push('"');
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                out.push_str("\\u00");
-                out.push(char::from(b"0123456789abcdef"[(c as usize) >> 4]));
-                out.push(char::from(b"0123456789abcdef"[(c as usize) & 0xf]));
-            }
-            c => out.push(c),
-        }
     }
     out.push('"');
 }

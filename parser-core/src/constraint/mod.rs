@@ -1420,15 +1420,11 @@ impl FormatDescription {
     }
 }
 
-/// `text` as a JSON string (what `serde_json::to_string` writes), without the serializer when nothing
-/// needs escaping (a tool's name, a key).
+/// `text` as a JSON string (what `serde_json::to_string` writes), without the serializer.
 fn json_string(text: &str) -> String {
-    if grammar::needs_json_escape(text) {
-        return serde_json::to_string(text).unwrap_or_default();
-    }
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    out.push_str(text);
+    grammar::push_json_escaped(&mut out, text);
     out.push('"');
     out
 }

@@ -54,7 +54,7 @@ impl PyRules {
     /// A new rule with this body; returns a reference to it.
     fn rule(&mut self, body: Node) -> Node {
         self.next += 1;
-        let name = format!("py_{}", self.next);
+        let name = super::numbered("py_", self.next);
         self.rules.push((name.clone(), body));
         Node::Ref(name.into())
     }
@@ -78,12 +78,14 @@ impl PyRules {
                 value,
                 Node::Ws,
             ]);
-            let rule = format!("pyarg_{at}_{}", rules.len());
+            let mut rule = super::numbered("pyarg_", at);
+            rule.push('_');
+            super::grammar::push_number(&mut rule, rules.len() as u64);
             rules.push((rule.clone(), item));
             items.push((Node::Ref(rule.into()), required));
         }
         let args = self.keyed(items);
-        rules.push((format!("args_{at}_0"), args));
+        rules.push((super::args_rule(at), args));
         rules
     }
 
@@ -281,7 +283,7 @@ impl PyRules {
 
     /// `py_any_K`: a scalar, or (with `K > 0`) a list or dict of `py_any_{K-1}`.
     fn any_of(&mut self, budget: usize) -> Node {
-        let name = format!("py_any_{budget}");
+        let name = super::numbered("py_any_", budget);
         if self.any.get(budget).copied().unwrap_or(false) {
             return Node::Ref(name.into());
         }
@@ -436,6 +438,15 @@ pub(crate) fn repr(value: &Value) -> String {
 pub(crate) fn quote(text: &str, q: char) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push(q);
+    // Most values (an enum's words, a key) need no escape: copied whole.
+    if !text
+        .bytes()
+        .any(|b| b == b'\\' || b < 0x20 || b == 0x7f || u32::from(b) == q as u32)
+    {
+        out.push_str(text);
+        out.push(q);
+        return out;
+    }
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),

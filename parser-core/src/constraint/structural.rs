@@ -170,15 +170,11 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
-/// A JSON string as `serde_json` writes it; one without a character to escape is copied whole.
+/// A JSON string as `serde_json` writes it.
 fn write_string(out: &mut String, text: &str) {
-    if super::grammar::needs_json_escape(text) {
-        out.push_str(&serde_json::to_string(text).unwrap_or_default());
-    } else {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    }
+    out.push('"');
+    super::grammar::push_json_escaped(out, text);
+    out.push('"');
 }
 
 /// The structural tag of a request.

@@ -931,6 +931,28 @@ fn json_escape_check_matches_the_byte_rule() {
     }
     for text in &texts {
         assert_eq!(grammar::needs_json_escape(text), naive(text), "{text:?}");
+        // The escaped text is what `serde_json` writes, whatever escapes stand where.
+        let mut escaped = String::from("\"");
+        grammar::push_json_escaped(&mut escaped, text);
+        escaped.push('"');
+        assert_eq!(escaped, serde_json::to_string(text).unwrap(), "{text:?}");
+    }
+    let mut escaped = String::new();
+    // Long texts (escaped through a buffer): every ASCII byte, beside multibyte characters.
+    for every in [
+        (0u8..0x80).map(char::from).collect::<String>().repeat(2),
+        (0u8..0x80)
+            .map(char::from)
+            .chain("é日🙂".chars())
+            .collect::<String>()
+            .repeat(3),
+    ] {
+        escaped.clear();
+        grammar::push_json_escaped(&mut escaped, &every);
+        assert_eq!(
+            format!("\"{escaped}\""),
+            serde_json::to_string(&every).unwrap()
+        );
     }
 }
 
