@@ -105,6 +105,19 @@ pub static DSML_V41: Dsml = Dsml {
     body_end: MarkerSet::new(&[&[DSML41_INVOKE_END], &[DSML41_BLOCK_END], &[DSML41_INVOKE]]),
 };
 
+impl Dsml {
+    /// How a parameter value ends: at `param_end` (or a call or block end when it is missing); no
+    /// framing newline is trimmed.
+    #[inline]
+    fn value_syntax(&'static self) -> ValueSyntax {
+        ValueSyntax {
+            ends: &self.value_end,
+            closer_followers: None,
+            trim_newline: false,
+        }
+    }
+}
+
 const BLOCK: usize = 0;
 const DROP: usize = 2;
 
@@ -247,6 +260,20 @@ impl CallMachine for Machine {
     fn content_state(&mut self) -> Option<(&mut Calls, &MarkerSet)> {
         (self.state == State::Content).then_some((&mut self.calls, &self.dsml.content))
     }
+
+    /// A delta inside a string value that holds no byte that can start an end tag: escaped and
+    /// appended, as `run` would, without the state machine (the common delta of a long argument).
+    #[inline]
+    fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
+        self.state == State::Value
+            && self.value.take_plain(
+                text,
+                &self.dsml.value_syntax(),
+                &mut self.args,
+                &mut self.calls,
+                out,
+            )
+    }
 }
 impl Machine {
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
@@ -367,11 +394,7 @@ impl Machine {
                     Tag::Not => self.start_raw_body(out),
                 },
                 State::Value => {
-                    let syntax = ValueSyntax {
-                        ends: &d.value_end,
-                        closer_followers: None,
-                        trim_newline: false,
-                    };
+                    let syntax = d.value_syntax();
                     let step =
                         self.value
                             .run(rest, eof, &syntax, &mut self.args, &mut self.calls, out);

@@ -8,4 +8,5 @@ mod behaviour;
 mod corpus;
 mod grammar;
 mod grammar_dsml;
+mod plain_arguments;
 mod properties;

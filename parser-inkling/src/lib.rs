@@ -63,8 +63,8 @@
 pub mod constraint;
 
 use parser_core::{
-    CallEnd, Calls, Carry, Found, JsonCall, JsonCallFields, MarkerSet, OutputParser, ParseOptions,
-    Parser, ParserEntry, ReasoningFormat, Sink, Stage,
+    CallEnd, Calls, Carry, Deltas, Found, JsonCall, JsonCallFields, MarkerSet, OutputParser,
+    ParseOptions, Parser, ParserEntry, ReasoningFormat, Sink, Stage,
 };
 
 /// Starts a model message's header.
@@ -190,18 +190,58 @@ impl InklingParser {
     }
 }
 
+impl InklingParser {
+    /// The common delta, written without the state machine: inside a body, nothing held and no byte
+    /// that can start a marker; inside a call's arguments, a run of a string that `text` does not
+    /// close ([`JsonCall::take_plain`]: the call reader reads the object without looking for
+    /// markers, so this is what it would write). Returns whether `text` was written. Generic over the
+    /// sink so that [`OutputParser::push_deltas`] writes into [`Deltas`] with static calls.
+    #[inline(always)]
+    fn push_plain<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
+        if !self.carry.held().is_empty() {
+            return false;
+        }
+        let m = &mut self.machine;
+        match m.state {
+            State::Call => {
+                let took = m.call.take_plain(text);
+                if took {
+                    m.calls.args(out, text);
+                }
+                took
+            }
+            State::Content if !MARKERS.may_contain_marker(text) => {
+                out.content(text);
+                true
+            }
+            State::Reasoning if !m.inline && !MARKERS.may_contain_marker(text) => {
+                out.reasoning(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The rest of a push, out of the common path.
+    #[inline(never)]
+    fn push_machine(&mut self, text: &str, out: &mut dyn Sink) {
+        self.carry
+            .feed(text, &mut self.machine, |m, text| m.run(text, false, out));
+    }
+}
+
 impl OutputParser for InklingParser {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
-        // The common delta inside a body: nothing held and no byte that can start a marker.
-        let m = &mut self.machine;
-        if self.carry.held().is_empty() && !MARKERS.may_contain_marker(text) {
-            match m.state {
-                State::Content => return out.content(text),
-                State::Reasoning if !m.inline => return out.reasoning(text),
-                _ => {}
-            }
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
         }
-        self.carry.feed(text, m, |m, text| m.run(text, false, out));
+    }
+
+    #[inline]
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
+        if !self.push_plain(text, out) {
+            self.push_machine(text, out);
+        }
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

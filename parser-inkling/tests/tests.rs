@@ -7,3 +7,4 @@ use parser_inkling as _;
 mod behaviour;
 mod corpus;
 mod grammar;
+mod plain_arguments;
