@@ -26,6 +26,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::Value;
@@ -39,11 +40,13 @@ use super::grammar::{
 pub(crate) fn render(grammar: &Grammar) -> String {
     // Sized for the rules a grammar of this many rules makes (no rehash of long bodies as it grows).
     let mut out = Rules::with_capacity(grammar.rules.len() * 8);
-    out.names.insert("root".to_owned(), 1);
+    out.names.insert(Rc::from("root"), 1);
+    let mut buffer = String::with_capacity(32);
     for (name, _) in &grammar.rules {
-        let name = rule_name(name);
-        out.note_heads(&name);
-        out.names.insert(name, 1);
+        buffer.clear();
+        push_rule_name(&mut buffer, name);
+        out.note_heads(&buffer);
+        out.names.insert(Rc::from(buffer.as_str()), 1);
     }
     let mut text = String::with_capacity(8192);
     for (at, (name, node)) in grammar.rules.iter().enumerate() {
@@ -168,22 +171,26 @@ impl std::hash::Hasher for FastHasher {
     }
 }
 
+/// A rule's name, shared by the rule, the map of names taken and every caller that writes it (a
+/// clone is a count, not a copy).
+type Name = Rc<str>;
+
 /// The rules written on the side (JSON values, free text, the sets of an any-order node).
 #[derive(Default)]
 struct Rules<'g> {
     /// The rule of each schema converted so far: tools repeat sub-schemas (the same `query` or
     /// `unit` property in every tool), and converting one again would only rebuild the same rules.
-    converted: FastMap<SchemaKey<'g>, String>,
+    converted: FastMap<SchemaKey<'g>, Name>,
     /// Rules by name, deduplicated by body (JSON values).
-    rules: Vec<(String, String)>,
+    rules: Vec<(Name, String)>,
     /// The rule of each body [`Rules::add`] wrote, by the body's hash (an index into `rules`: the
     /// body is not copied into a key); a body whose hash an earlier, different body has is in
     /// `collided`.
     by_hash: FastMap<u64, usize>,
     collided: FastMap<String, usize>,
-    /// The any-value rules' names, by [`ANY_VALUE_KEY`] and [`ANY_OBJECT_KEY`].
-    by_body: FastMap<String, String>,
-    names: FastMap<String, usize>,
+    /// The names of the any-value and any-object rules, once made.
+    any_value: Option<(Name, Name)>,
+    names: FastMap<Name, usize>,
     /// Whole rules written as text, after the others (text automata, any-order sets).
     blocks: String,
     /// The first rule of each text automaton written, by its [`text_key`]: one automaton serves
@@ -196,10 +203,12 @@ struct Rules<'g> {
     /// Text automata and any-order nodes written so far, which number their rules' prefixes.
     prefixes: usize,
     /// [`Rules::open_tails`], once made.
-    open_tails: Option<(String, String)>,
+    open_tails: Option<(Name, Name)>,
     /// The names of the whitespace and string-character rules, once made.
-    ws_rule: Option<String>,
-    char_rule: Option<String>,
+    ws_rule: Option<Name>,
+    char_rule: Option<Name>,
+    /// Where [`Rules::fresh`] spells a candidate name (no allocation for a name already taken).
+    scratch: String,
 }
 
 /// The bases of [`Rules::fresh_prefix`]'s prefixes.
@@ -339,30 +348,50 @@ impl<'g> Rules<'g> {
     }
 
     /// A rule named after `hint` with this body; an identical body reuses its rule.
-    fn add(&mut self, hint: &str, body: String) -> String {
-        use std::hash::BuildHasher;
-        let hash = self.by_hash.hasher().hash_one(body.as_str());
-        match self.by_hash.get(&hash) {
-            Some(&index) if self.rules[index].1 == body => return self.rules[index].0.clone(),
-            Some(_) => {
-                if let Some(&index) = self.collided.get(&body) {
-                    return self.rules[index].0.clone();
-                }
-                let name = self.fresh(hint);
-                self.collided.insert(body.clone(), self.rules.len());
-                self.rules.push((name.clone(), body));
-                return name;
-            }
-            None => {}
+    fn add(&mut self, hint: &str, body: String) -> Name {
+        match self.existing(&body) {
+            Ok(name) => name,
+            Err(hash) => self.insert(hint, hash, body),
         }
+    }
+
+    /// As [`Rules::add`], with the body borrowed: copied only when it makes a new rule (a body
+    /// built in a reused buffer).
+    fn add_str(&mut self, hint: &str, body: &str) -> Name {
+        match self.existing(body) {
+            Ok(name) => name,
+            Err(hash) => self.insert(hint, hash, body.to_owned()),
+        }
+    }
+
+    /// The rule with this body, or the body's hash to insert it under.
+    fn existing(&self, body: &str) -> Result<Name, u64> {
+        use std::hash::BuildHasher;
+        let hash = self.by_hash.hasher().hash_one(body);
+        match self.by_hash.get(&hash) {
+            None => Err(hash),
+            Some(&index) if self.rules[index].1 == body => Ok(self.rules[index].0.clone()),
+            Some(_) => match self.collided.get(body) {
+                Some(&index) => Ok(self.rules[index].0.clone()),
+                None => Err(hash),
+            },
+        }
+    }
+
+    /// A new rule of a body no rule has, whose hash is `hash`.
+    fn insert(&mut self, hint: &str, hash: u64, body: String) -> Name {
         let name = self.fresh(hint);
-        self.by_hash.insert(hash, self.rules.len());
+        if self.by_hash.contains_key(&hash) {
+            self.collided.insert(body.clone(), self.rules.len());
+        } else {
+            self.by_hash.insert(hash, self.rules.len());
+        }
         self.rules.push((name.clone(), body));
         name
     }
 
     /// A rule name from `hint` that no rule has yet.
-    fn fresh(&mut self, hint: &str) -> String {
+    fn fresh(&mut self, hint: &str) -> Name {
         // The hints this module makes are valid names already: used as they are, not copied.
         let converted;
         let hint = if hint.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
@@ -372,36 +401,34 @@ impl<'g> Rules<'g> {
             converted.as_str()
         };
         let mut count = self.names.get(hint).copied().unwrap_or(0);
+        let mut candidate = std::mem::take(&mut self.scratch);
         loop {
             count += 1;
-            let name = if count == 1 {
-                hint.to_owned()
-            } else {
-                let mut name = String::with_capacity(hint.len() + 3);
-                name.push_str(hint);
-                name.push('-');
-                push_number(&mut name, count as u64);
-                name
-            };
-            if !self.names.contains_key(&name) {
-                // The hint keeps its last count; a numbered name is taken too (without copying a
-                // key that is already there).
-                self.note_heads(&name);
-                if count == 1 {
-                    self.names.insert(name.clone(), 1);
-                } else {
-                    match self.names.get_mut(hint) {
-                        Some(last) => *last = count,
-                        None => {
-                            self.note_heads(hint);
-                            self.names.insert(hint.to_owned(), count);
-                        }
-                    }
-                    self.names.insert(name.clone(), 1);
-                }
-                return name;
+            candidate.clear();
+            candidate.push_str(hint);
+            if count > 1 {
+                candidate.push('-');
+                push_number(&mut candidate, count as u64);
+            }
+            if !self.names.contains_key(candidate.as_str()) {
+                break;
             }
         }
+        let name: Name = Rc::from(candidate.as_str());
+        self.scratch = candidate;
+        // The hint keeps its last count; a numbered name is taken too.
+        self.note_heads(&name);
+        if count > 1 {
+            match self.names.get_mut(hint) {
+                Some(last) => *last = count,
+                None => {
+                    self.note_heads(hint);
+                    self.names.insert(Rc::from(hint), count);
+                }
+            }
+        }
+        self.names.insert(name.clone(), 1);
+        name
     }
 
     /// Keeps what [`Rules::fresh_prefix`] must avoid of a name now taken: each part of it before a `-`
@@ -503,11 +530,11 @@ impl<'g> Rules<'g> {
     }
 
     /// The whitespace rule's name (made on first use; asked for at every `Node::Ws`).
-    fn ws(&mut self) -> String {
+    fn ws(&mut self) -> Name {
         if let Some(name) = &self.ws_rule {
             return name.clone();
         }
-        let name = self.add("ws", "[ \\t\\n\\r]*".to_owned());
+        let name = self.add_str("ws", "[ \\t\\n\\r]*");
         self.ws_rule = Some(name.clone());
         name
     }
@@ -568,68 +595,98 @@ impl<'g> Rules<'g> {
     ///
     /// An equal schema converted before has its rule already: converting it again would build the
     /// same bodies (sub-schemas first, each deduplicated by body), so the rule is the same.
-    fn schema(&mut self, schema: &'g Value, hint: &str) -> String {
+    fn schema(&mut self, schema: &'g Value, hint: &str) -> Name {
         if let Some(name) = self.converted.get(&SchemaKey(schema)) {
             return name.clone();
         }
-        let body = self.schema_body(schema, hint);
-        let name = self.add(hint, body);
+        let name = match self.schema_body(schema, hint) {
+            Body::Rule(name) => self.add_str(hint, &name),
+            Body::Text(body) => self.add(hint, body),
+        };
         self.converted.insert(SchemaKey(schema), name.clone());
         name
     }
 
-    fn schema_body(&mut self, schema: &'g Value, hint: &str) -> String {
+    fn schema_body(&mut self, schema: &'g Value, hint: &str) -> Body {
         let Some(map) = schema.as_object() else {
             // `true`, or anything that is not a schema object: any value. `false` admits nothing, which
             // GBNF cannot say; it is read as any value too.
-            return self.any_value();
+            return Body::Rule(self.any_value());
         };
         if let Some(value) = map.get("const") {
-            return literal(&compact(value));
+            let mut body = String::new();
+            push_value_literal(&mut body, value);
+            return Body::Text(body);
         }
         if let Some(values) = map.get("enum").and_then(Value::as_array) {
-            let parts: Vec<String> = values.iter().map(|v| literal(&compact(v))).collect();
-            return format!("( {} )", parts.join(" | "));
+            let mut body = String::with_capacity(4 + values.len() * 16);
+            body.push_str("( ");
+            for (at, value) in values.iter().enumerate() {
+                if at > 0 {
+                    body.push_str(" | ");
+                }
+                push_value_literal(&mut body, value);
+            }
+            body.push_str(" )");
+            return Body::Text(body);
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(options) = map.get(key).and_then(Value::as_array) {
-                let parts: Vec<String> = options
-                    .iter()
-                    .enumerate()
-                    .map(|(at, option)| self.schema(option, &format!("{hint}-{at}")))
-                    .collect();
-                return format!("( {} )", parts.join(" | "));
+                let mut body = String::from("( ");
+                let mut option_hint = String::with_capacity(hint.len() + 4);
+                for (at, option) in options.iter().enumerate() {
+                    option_hint.clear();
+                    option_hint.push_str(hint);
+                    option_hint.push('-');
+                    push_number(&mut option_hint, at as u64);
+                    let name = self.schema(option, &option_hint);
+                    if at > 0 {
+                        body.push_str(" | ");
+                    }
+                    body.push_str(&name);
+                }
+                body.push_str(" )");
+                return Body::Text(body);
             }
         }
         match map.get("type") {
             Some(Value::String(kind)) => self.typed(kind, map, hint),
             Some(Value::Array(kinds)) => {
-                let parts: Vec<String> = kinds
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(|kind| {
-                        let body = self.typed(kind, map, hint);
-                        self.add(&format!("{hint}-{kind}"), body)
-                    })
-                    .collect();
-                format!("( {} )", parts.join(" | "))
+                let mut body = String::from("( ");
+                let mut kind_hint = String::with_capacity(hint.len() + 8);
+                for (at, kind) in kinds.iter().filter_map(Value::as_str).enumerate() {
+                    kind_hint.clear();
+                    kind_hint.push_str(hint);
+                    kind_hint.push('-');
+                    kind_hint.push_str(kind);
+                    let name = match self.typed(kind, map, hint) {
+                        Body::Rule(name) => self.add_str(&kind_hint, &name),
+                        Body::Text(text) => self.add(&kind_hint, text),
+                    };
+                    if at > 0 {
+                        body.push_str(" | ");
+                    }
+                    body.push_str(&name);
+                }
+                body.push_str(" )");
+                Body::Text(body)
             }
             _ if map.contains_key("properties") => self.typed("object", map, hint),
             _ if map.contains_key("items") => self.typed("array", map, hint),
-            _ => self.any_value(),
+            _ => Body::Rule(self.any_value()),
         }
     }
 
-    fn typed(&mut self, kind: &str, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
+    fn typed(&mut self, kind: &str, map: &'g serde_json::Map<String, Value>, hint: &str) -> Body {
         match kind {
-            "string" => self.string(map),
-            "integer" => INTEGER.to_owned(),
-            "number" => NUMBER.to_owned(),
-            "boolean" => "( \"true\" | \"false\" )".to_owned(),
-            "null" => "\"null\"".to_owned(),
+            "string" => Body::Text(self.string(map)),
+            "integer" => Body::Text(INTEGER.to_owned()),
+            "number" => Body::Text(NUMBER.to_owned()),
+            "boolean" => Body::Text("( \"true\" | \"false\" )".to_owned()),
+            "null" => Body::Text("\"null\"".to_owned()),
             "object" => self.object(map, hint),
-            "array" => self.array(map, hint),
-            _ => self.any_value(),
+            "array" => Body::Text(self.array(map, hint)),
+            _ => Body::Rule(self.any_value()),
         }
     }
 
@@ -637,7 +694,7 @@ impl<'g> Rules<'g> {
         let char_rule = match &self.char_rule {
             Some(name) => name.clone(),
             None => {
-                let name = self.add("char", CHAR.to_owned());
+                let name = self.add_str("char", CHAR);
                 self.char_rule = Some(name.clone());
                 name
             }
@@ -666,65 +723,84 @@ impl<'g> Rules<'g> {
         body
     }
 
-    fn object(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
+    fn object(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> Body {
         let ws = self.ws();
         let properties = map.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
         let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
         let Some(properties) = properties.filter(|p| !p.is_empty()) else {
             if closed {
-                return format!("\"{{\" {ws} \"}}\"");
+                return Body::Text(["\"{\" ", &ws, " \"}\""].concat());
             }
-            return self.any_object();
+            return Body::Rule(self.any_object());
         };
-        // Each declared member as `"key" : value`, in declared order.
-        let mut members = Vec::with_capacity(properties.len());
+        let required = map.get("required").and_then(Value::as_array);
+        let is_required = |key: &str| {
+            required.is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)))
+        };
+        // Each declared member as `"key" : value`, in declared order, one after the other in
+        // `members` (each member's end and whether it is required in `ends`).
+        let mut members = String::with_capacity(properties.len() * 40);
+        let mut ends = Vec::with_capacity(properties.len());
+        let mut value_hint = String::with_capacity(hint.len() + 4);
         for (at, (key, schema)) in properties.iter().enumerate() {
-            let mut value_hint = String::with_capacity(hint.len() + 4);
+            value_hint.clear();
             value_hint.push_str(hint);
             value_hint.push('-');
             push_number(&mut value_hint, at as u64);
             let value = self.schema(schema, &value_hint);
-            let mut member = String::with_capacity(key.len() + value.len() + 2 * ws.len() + 16);
-            push_key_literal(&mut member, key);
+            push_key_literal(&mut members, key);
             for part in [" ", &ws, " \":\" ", &ws, " ", &value] {
-                member.push_str(part);
+                members.push_str(part);
             }
-            members.push((member, required.contains(&key.as_str())));
+            ends.push((members.len(), is_required(key)));
         }
-        // rest(i, first): members i.. with a comma before each unless it is the first written.
+        // rest(i, first): members i.. with a comma before each unless it is the first written;
+        // `after` and `first` are the bodies for the members after the current one, built in
+        // buffers that swap with `next_after` and `next_first`.
         let (mut after, mut first) = if closed {
-            ("\"\"".to_owned(), "\"\"".to_owned())
+            (String::from("\"\""), String::from("\"\""))
         } else {
-            self.open_tails()
+            let (after, first) = self.open_tails();
+            (after.to_string(), first.to_string())
         };
+        let mut next_after = String::with_capacity(after.len() + members.len());
+        let mut next_first = String::with_capacity(first.len() + members.len());
         let rest_hint = [hint, "-rest"].concat();
         let first_hint = [hint, "-first"].concat();
-        for (member, required) in members.iter().rev() {
-            let after_rule = self.add(&rest_hint, after);
-            let with_comma = ["\",\" ", &ws, " ", member, " ", &ws, " ", &after_rule].concat();
-            let without = [member.as_str(), " ", &ws, " ", &after_rule].concat();
-            if *required {
-                after = with_comma;
-                first = without;
-            } else {
-                // Only an optional member may be skipped to the rest's first member.
-                let first_rule = self.add(&first_hint, first);
-                after = ["( ", &with_comma, " ) | ", &after_rule].concat();
-                first = ["( ", &without, " ) | ", &first_rule].concat();
+        for at in (0..ends.len()).rev() {
+            let (end, required) = ends[at];
+            let member = &members[if at == 0 { 0 } else { ends[at - 1].0 }..end];
+            let after_rule = self.add_str(&rest_hint, &after);
+            next_after.clear();
+            next_first.clear();
+            if !required {
+                next_after.push_str("( ");
+                next_first.push_str("( ");
             }
+            for part in ["\",\" ", &ws, " ", member, " ", &ws, " ", &after_rule] {
+                next_after.push_str(part);
+            }
+            for part in [member, " ", &ws, " ", &after_rule] {
+                next_first.push_str(part);
+            }
+            if !required {
+                // Only an optional member may be skipped to the rest's first member.
+                let first_rule = self.add_str(&first_hint, &first);
+                next_after.push_str(" ) | ");
+                next_after.push_str(&after_rule);
+                next_first.push_str(" ) | ");
+                next_first.push_str(&first_rule);
+            }
+            std::mem::swap(&mut after, &mut next_after);
+            std::mem::swap(&mut first, &mut next_first);
         }
-        let body = self.add(&[hint, "-members"].concat(), first);
-        ["\"{\" ", &ws, " ", &body, " \"}\""].concat()
+        let body = self.add_str(&[hint, "-members"].concat(), &first);
+        Body::Text(["\"{\" ", &ws, " ", &body, " \"}\""].concat())
     }
 
     /// The tails of an object that admits further members (`additionalProperties` not `false`): after
     /// a declared member, and with no member written yet. The same for every object, made once.
-    fn open_tails(&mut self) -> (String, String) {
+    fn open_tails(&mut self) -> (Name, Name) {
         if let Some(tails) = &self.open_tails {
             return tails.clone();
         }
@@ -733,9 +809,9 @@ impl<'g> Rules<'g> {
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
         let member = format!("{string} {ws} \":\" {ws} {value}");
-        let tails = (
-            format!("( \",\" {ws} {member} {ws} )*"),
-            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?"),
+        let tails: (Name, Name) = (
+            format!("( \",\" {ws} {member} {ws} )*").into(),
+            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?").into(),
         );
         self.open_tails = Some(tails.clone());
         tails
@@ -744,41 +820,71 @@ impl<'g> Rules<'g> {
     fn array(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
         let ws = self.ws();
         let item = match map.get("items") {
-            Some(items) if items.is_object() => self.schema(items, &format!("{hint}-item")),
+            Some(items) if items.is_object() => self.schema(items, &[hint, "-item"].concat()),
             _ => self.any_value(),
         };
         let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         let max = map.get("maxItems").and_then(Value::as_u64);
-        let next = format!("\",\" {ws} {item} {ws}");
-        let list = match (min, max) {
-            (_, Some(0)) => "\"\"".to_owned(),
-            (0, None) => format!("( {item} {ws} ( {next} )* )?"),
-            (min, None) => format!("{item} {ws} ( {next} ){{{},}}", min - 1),
-            (min, Some(max)) => {
-                let tail = format!(
-                    "{item} {ws} ( {next} ){{{},{}}}",
-                    min.saturating_sub(1),
-                    max - 1
-                );
-                if min == 0 {
-                    format!("( {tail} )?")
-                } else {
-                    tail
-                }
+        let mut body = String::with_capacity(32 + 3 * item.len() + 6 * ws.len());
+        for part in ["\"[\" ", &ws, " "] {
+            body.push_str(part);
+        }
+        // `ITEM WS ( "," WS ITEM WS )` then the repetition.
+        let items = |body: &mut String| {
+            for part in [
+                &item,
+                " ",
+                &ws,
+                " ( \",\" ",
+                &ws,
+                " ",
+                &item,
+                " ",
+                &ws,
+                " )",
+            ] {
+                body.push_str(part);
             }
         };
-        format!("\"[\" {ws} {list} \"]\"")
+        match (min, max) {
+            (_, Some(0)) => body.push_str("\"\""),
+            (0, None) => {
+                body.push_str("( ");
+                items(&mut body);
+                body.push_str("* )?");
+            }
+            (min, None) => {
+                items(&mut body);
+                body.push('{');
+                push_number(&mut body, min - 1);
+                body.push_str(",}");
+            }
+            (min, Some(max)) => {
+                if min == 0 {
+                    body.push_str("( ");
+                }
+                items(&mut body);
+                body.push('{');
+                push_number(&mut body, min.saturating_sub(1));
+                body.push(',');
+                push_number(&mut body, max - 1);
+                body.push('}');
+                if min == 0 {
+                    body.push_str(" )?");
+                }
+            }
+        }
+        body.push_str(" \"]\"");
+        body
     }
 
     /// Any JSON value (recursive rules, written once).
-    fn any_value(&mut self) -> String {
-        if let Some(name) = self.by_body.get(ANY_VALUE_KEY) {
-            return name.clone();
+    fn any_value(&mut self) -> Name {
+        if let Some((value, _)) = &self.any_value {
+            return value.clone();
         }
         let value = self.reserve("value");
         let value_name = self.rules[value].0.clone();
-        self.by_body
-            .insert(ANY_VALUE_KEY.to_owned(), value_name.clone());
         let ws = self.ws();
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
@@ -786,8 +892,7 @@ impl<'g> Rules<'g> {
             "\"{{\" {ws} ( {string} {ws} \":\" {ws} {value_name} {ws} ( \",\" {ws} {string} {ws} \":\" {ws} {value_name} {ws} )* )? \"}}\""
         );
         let object = self.add("object", object);
-        self.by_body
-            .insert(ANY_OBJECT_KEY.to_owned(), object.clone());
+        self.any_value = Some((value_name.clone(), object.clone()));
         let array =
             format!("\"[\" {ws} ( {value_name} {ws} ( \",\" {ws} {value_name} {ws} )* )? \"]\"");
         let array = self.add("array", array);
@@ -796,13 +901,20 @@ impl<'g> Rules<'g> {
         value_name
     }
 
-    fn any_object(&mut self) -> String {
+    fn any_object(&mut self) -> Name {
         self.any_value();
-        self.by_body
-            .get(ANY_OBJECT_KEY)
-            .cloned()
-            .unwrap_or_default()
+        self.any_value
+            .as_ref()
+            .map(|(_, object)| object.clone())
+            .unwrap_or_else(|| Rc::from(""))
     }
+}
+
+/// What a schema converts to: a rule's body, or the name of a rule that is the value already (any
+/// value), which the schema's rule then holds alone.
+enum Body {
+    Text(String),
+    Rule(Name),
 }
 
 /// A schema as a key of [`Rules::converted`]: equal when the schemas are equal with their members in
@@ -862,16 +974,18 @@ impl std::hash::Hash for SchemaKey<'_> {
     }
 }
 
-const ANY_VALUE_KEY: &str = "\u{0}any-value";
-const ANY_OBJECT_KEY: &str = "\u{0}any-object";
 /// A string character: unescaped, or an escape; `\\u` escapes of UTF-16 surrogates are left out (a lone
 /// one is not a character, and `serde_json` refuses it), so characters beyond the BMP are written raw.
 const CHAR: &str = "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" ( [0-9a-cA-CeEfF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} ) )";
 const INTEGER: &str = "( \"0\" | \"-\"? [1-9] [0-9]* )";
 const NUMBER: &str = "( \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )? )";
 
-fn compact(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+/// Writes the GBNF literal of a value as JSON writes it compactly (`"\"a\""` for `"a"`, `1`).
+fn push_value_literal(out: &mut String, value: &Value) {
+    match value {
+        Value::String(text) => push_key_literal(out, text),
+        other => push_literal(out, &serde_json::to_string(other).unwrap_or_default()),
+    }
 }
 
 /// Writes the GBNF literal of a member name as JSON writes it (`"\"key\""`): what
