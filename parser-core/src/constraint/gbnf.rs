@@ -59,6 +59,14 @@ pub(crate) fn render(grammar: &Grammar) -> String {
         out.node(node, &mut text);
         text.push('\n');
     }
+    // The side rules and blocks in one growth of `text`.
+    text.reserve(
+        out.rules
+            .iter()
+            .map(|(name, body)| name.len() + body.len() + 6)
+            .sum::<usize>()
+            + out.blocks.len(),
+    );
     for (name, body) in &out.rules {
         text.push_str(name);
         text.push_str(" ::= ");
@@ -77,16 +85,16 @@ fn rule_name(name: &str) -> String {
 }
 
 fn push_rule_name(out: &mut String, name: &str) {
-    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, the
-    // parts between copied whole (a name at a time through a buffer and `from_utf8` cost more).
+    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, a byte
+    // at a time (a name is short: a copy call per part between two `_` cost more).
     let mark = out.len();
-    let mut start = 0;
-    for (at, b) in name.bytes().enumerate() {
-        if b == b'_' {
-            out.push_str(&name[start..at]);
+    out.reserve(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() {
+            out.push(char::from(b));
+        } else if b == b'_' {
             out.push('-');
-            start = at + 1;
-        } else if !b.is_ascii_alphanumeric() {
+        } else {
             out.truncate(mark);
             out.extend(
                 name.chars()
@@ -95,7 +103,6 @@ fn push_rule_name(out: &mut String, name: &str) {
             return;
         }
     }
-    out.push_str(&name[start..]);
 }
 
 /// The maps of one grammar's rendering: keyed by rule bodies, names and schemas, hashed with
@@ -219,6 +226,10 @@ const PREFIX_BASES: [&str; 2] = ["any", "text"];
 struct TextRules {
     /// Per state: its body, with the byte offsets where a state's name goes (and which state's).
     states: Vec<(String, Vec<(usize, usize)>)>,
+    /// The rules last written, with their prefix: a format's grammars name an automaton the same
+    /// way request after request (`text1`), and writing the names in again was most of the cost of
+    /// a grammar with long markers (DeepSeek's reasoning up to `</think>`, 45 KB of rules).
+    written: Mutex<Option<(String, String)>>,
 }
 
 /// Rendered text automata by [`text_key`]. A format's marker sets are few and the same for every
@@ -295,7 +306,10 @@ impl TextRules {
                 (body, refs)
             })
             .collect();
-        TextRules { states }
+        TextRules {
+            states,
+            written: Mutex::new(None),
+        }
     }
 
     /// The cached rules of these markers, built on first use.
@@ -316,6 +330,23 @@ impl TextRules {
 
     /// Writes the rules, state `i` named `PREFIX-si`.
     fn write(&self, prefix: &str, out: &mut String) {
+        let mut written = self
+            .written
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((written_prefix, text)) = &*written
+            && written_prefix == prefix
+        {
+            out.push_str(text);
+            return;
+        }
+        let start = out.len();
+        self.write_named(prefix, out);
+        *written = Some((prefix.to_owned(), out[start..].to_owned()));
+    }
+
+    /// [`TextRules::write`] without the copy kept.
+    fn write_named(&self, prefix: &str, out: &mut String) {
         let name = |out: &mut String, state: usize| {
             out.push_str(prefix);
             out.push_str("-s");
@@ -917,6 +948,18 @@ enum Body {
     Rule(Name),
 }
 
+/// A hash of `schema` that equal schemas (with their members in the same order) share: for a
+/// caller that looks an equal schema up among those it has seen ([`same_schema`]).
+pub(crate) fn schema_hash(schema: &Value) -> u64 {
+    use std::hash::BuildHasher;
+    FastHash::default().hash_one(SchemaKey(schema))
+}
+
+/// True when the schemas are equal with their members in the same order.
+pub(crate) fn same_schema(a: &Value, b: &Value) -> bool {
+    SchemaKey(a) == SchemaKey(b)
+}
+
 /// A schema as a key of [`Rules::converted`]: equal when the schemas are equal with their members in
 /// the same order (the converter writes properties in declared order, and `serde_json`'s
 /// `preserve_order` maps compare regardless of order).
@@ -1014,25 +1057,33 @@ fn literal(text: &str) -> String {
 /// Writes a GBNF string literal.
 fn push_literal(out: &mut String, text: &str) {
     out.push('"');
-    // Most literals need no escape (GBNF escapes what JSON does): copied whole.
+    // Most literals need no escape (GBNF escapes what JSON does): copied whole; the others (a JSON
+    // key's quotes) a run at a time between escapes.
     if !super::grammar::needs_json_escape(text) {
         out.push_str(text);
         out.push('"');
         return;
     }
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\x{:02X}", c as u32);
-            }
-            c => out.push(c),
+    let mut start = 0;
+    for (at, b) in text.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            b if b < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&text[start..at]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\x{b:02X}");
+        } else {
+            out.push_str(escape);
         }
+        start = at + 1;
     }
+    out.push_str(&text[start..]);
     out.push('"');
 }
 

@@ -25,6 +25,8 @@
 //! the parser also reads (tuples, a trailing comma, JSON's `true`/`null`, `+1`, `1_000`, `.5`) are never
 //! written.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::CallTool;
@@ -48,6 +50,9 @@ pub(crate) struct PyRules {
     string: bool,
     /// `py_any_K` made so far, by K (levels of nesting left).
     any: Vec<bool>,
+    /// The parameters of each tool whose arguments [`PyRules::arguments`] wrote, with their
+    /// [`schema_hash`](super::gbnf::schema_hash) and the tool's index.
+    tools: Vec<(Arc<Value>, u64, usize)>,
 }
 
 impl PyRules {
@@ -63,6 +68,21 @@ impl PyRules {
     /// [`Node::Separated`] of `KEY=VALUE` items (or, past [`ANY_ORDER_LIMIT`] properties, the declared
     /// order), each followed by optional whitespace.
     pub(crate) fn arguments(&mut self, at: usize, tool: &CallTool) -> Vec<(String, Node)> {
+        // A tool whose parameters equal an earlier tool's takes that tool's arguments: the same
+        // rules again would be the same language (and the any-order sets of up to
+        // `2^ANY_ORDER_LIMIT` rules were most of a Python grammar's size).
+        let parameters = tool.shared_parameters();
+        let hash = super::gbnf::schema_hash(parameters);
+        let earlier = self.tools.iter().find(|(seen, seen_hash, _)| {
+            *seen_hash == hash && super::gbnf::same_schema(seen, parameters)
+        });
+        if let Some(&(_, _, earlier)) = earlier {
+            return vec![(
+                super::args_rule(at),
+                Node::Ref(super::args_rule(earlier).into()),
+            )];
+        }
+        self.tools.push((parameters.clone(), hash, at));
         let mut rules = Vec::new();
         let mut items = Vec::new();
         for (name, schema, required) in properties(tool.parameters()) {
@@ -483,6 +503,31 @@ pub(crate) fn arguments_grammar(tool: &CallTool) -> Grammar {
     rules.extend(args);
     rules.append(&mut py.rules);
     Grammar { rules }
+}
+
+/// The GBNF of each tool's keyword arguments ([`arguments_grammar`]) for one structural tag, written
+/// once per distinct parameters schema: it depends on nothing else, and tools of one request often
+/// share their parameters.
+#[derive(Default)]
+pub(crate) struct ArgumentGrammars<'t> {
+    seen: Vec<(&'t Value, u64, String)>,
+}
+
+impl<'t> ArgumentGrammars<'t> {
+    /// The GBNF of `tool`'s arguments.
+    pub(crate) fn gbnf(&mut self, tool: &'t CallTool) -> String {
+        let parameters = tool.parameters();
+        let hash = super::gbnf::schema_hash(parameters);
+        let seen = self.seen.iter().find(|(seen, seen_hash, _)| {
+            *seen_hash == hash && super::gbnf::same_schema(seen, parameters)
+        });
+        if let Some((_, _, text)) = seen {
+            return text.clone();
+        }
+        let text = arguments_grammar(tool).gbnf();
+        self.seen.push((parameters, hash, text.clone()));
+        text
+    }
 }
 
 /// A quote character as a literal (`"` and `'` borrowed, not allocated).

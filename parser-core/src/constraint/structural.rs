@@ -184,6 +184,7 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
     let const_string = |value: &str| object! {"type": "const_string", "value": value.to_owned()};
     // The characters no counted raw value holds: the same for every tool, made once.
     let mut except: Option<Vec<char>> = None;
+    let mut python = super::python::ArgumentGrammars::default();
     let tags: Vec<Json<'s>> = shape
         .tools
         .iter()
@@ -342,7 +343,7 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     "begin": format!("{}(", tool.name),
                     "content": object! {
                         "type": "grammar",
-                        "grammar": super::python::arguments_grammar(tool).gbnf(),
+                        "grammar": python.gbnf(tool),
                     },
                     "end": ")",
                 },
@@ -351,7 +352,7 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     "begin": format!("{}{}{}(", calls.call_begin, calls.padding, tool.name),
                     "content": object! {
                         "type": "grammar",
-                        "grammar": super::python::arguments_grammar(tool).gbnf(),
+                        "grammar": python.gbnf(tool),
                     },
                     "end": format!("){}{}", calls.padding, calls.call_end),
                 },
