@@ -187,7 +187,11 @@ type Name = Rc<str>;
 struct Rules<'g> {
     /// The rule of each schema converted so far: tools repeat sub-schemas (the same `query` or
     /// `unit` property in every tool), and converting one again would only rebuild the same rules.
-    converted: FastMap<SchemaKey<'g>, Name>,
+    /// By [`schema_hash`] (computed once per lookup), the first of the schemas with that hash in
+    /// `schemas`, each of which links to the next.
+    converted: FastMap<u64, usize>,
+    /// Each converted schema, its rule, and the next schema with its hash.
+    schemas: Vec<(&'g Value, Name, Option<usize>)>,
     /// Rules by name, deduplicated by body (JSON values).
     rules: Vec<(Name, String)>,
     /// The rule of each body [`Rules::add`] wrote, by the body's hash (an index into `rules`: the
@@ -216,6 +220,8 @@ struct Rules<'g> {
     char_rule: Option<Name>,
     /// Where [`Rules::fresh`] spells a candidate name (no allocation for a name already taken).
     scratch: String,
+    /// Emptied buffers, for the next object's members and bodies ([`Rules::buffer`]).
+    buffers: Vec<String>,
 }
 
 /// The bases of [`Rules::fresh_prefix`]'s prefixes.
@@ -627,14 +633,21 @@ impl<'g> Rules<'g> {
     /// An equal schema converted before has its rule already: converting it again would build the
     /// same bodies (sub-schemas first, each deduplicated by body), so the rule is the same.
     fn schema(&mut self, schema: &'g Value, hint: &str) -> Name {
-        if let Some(name) = self.converted.get(&SchemaKey(schema)) {
-            return name.clone();
+        let hash = schema_hash(schema);
+        let mut next = self.converted.get(&hash).copied();
+        while let Some(at) = next {
+            let (seen, name, after) = &self.schemas[at];
+            if same_schema(seen, schema) {
+                return name.clone();
+            }
+            next = *after;
         }
         let name = match self.schema_body(schema, hint) {
             Body::Rule(name) => self.add_str(hint, &name),
             Body::Text(body) => self.add(hint, body),
         };
-        self.converted.insert(SchemaKey(schema), name.clone());
+        let first = self.converted.insert(hash, self.schemas.len());
+        self.schemas.push((schema, name.clone(), first));
         name
     }
 
@@ -770,9 +783,15 @@ impl<'g> Rules<'g> {
         };
         // Each declared member as `"key" : value`, in declared order, one after the other in
         // `members` (each member's end and whether it is required in `ends`).
-        let mut members = String::with_capacity(properties.len() * 40);
+        let [
+            mut members,
+            mut value_hint,
+            mut after,
+            mut first,
+            mut next_after,
+            mut next_first,
+        ] = [(); 6].map(|()| self.buffer());
         let mut ends = Vec::with_capacity(properties.len());
-        let mut value_hint = String::with_capacity(hint.len() + 4);
         for (at, (key, schema)) in properties.iter().enumerate() {
             value_hint.clear();
             value_hint.push_str(hint);
@@ -788,16 +807,20 @@ impl<'g> Rules<'g> {
         // rest(i, first): members i.. with a comma before each unless it is the first written;
         // `after` and `first` are the bodies for the members after the current one, built in
         // buffers that swap with `next_after` and `next_first`.
-        let (mut after, mut first) = if closed {
-            (String::from("\"\""), String::from("\"\""))
+        if closed {
+            after.push_str("\"\"");
+            first.push_str("\"\"");
         } else {
-            let (after, first) = self.open_tails();
-            (after.to_string(), first.to_string())
-        };
-        let mut next_after = String::with_capacity(after.len() + members.len());
-        let mut next_first = String::with_capacity(first.len() + members.len());
-        let rest_hint = [hint, "-rest"].concat();
-        let first_hint = [hint, "-first"].concat();
+            let (after_tail, first_tail) = self.open_tails();
+            after.push_str(&after_tail);
+            first.push_str(&first_tail);
+        }
+        // The hints of the rest rules, in the buffer of the values' hint.
+        value_hint.clear();
+        for part in [hint, "-rest", hint, "-first"] {
+            value_hint.push_str(part);
+        }
+        let (rest_hint, first_hint) = value_hint.split_at(hint.len() + "-rest".len());
         for at in (0..ends.len()).rev() {
             let (end, required) = ends[at];
             let member = &members[if at == 0 { 0 } else { ends[at - 1].0 }..end];
@@ -825,8 +848,24 @@ impl<'g> Rules<'g> {
             std::mem::swap(&mut after, &mut next_after);
             std::mem::swap(&mut first, &mut next_first);
         }
-        let body = self.add_str(&[hint, "-members"].concat(), &first);
+        value_hint.clear();
+        value_hint.push_str(hint);
+        value_hint.push_str("-members");
+        let body = self.add_str(&value_hint, &first);
+        for buffer in [members, value_hint, after, first, next_after, next_first] {
+            self.give_back(buffer);
+        }
         Body::Text(["\"{\" ", &ws, " ", &body, " \"}\""].concat())
+    }
+
+    /// An empty buffer: one given back before ([`Rules::give_back`]), or a new one.
+    fn buffer(&mut self) -> String {
+        self.buffers.pop().unwrap_or_default()
+    }
+
+    fn give_back(&mut self, mut buffer: String) {
+        buffer.clear();
+        self.buffers.push(buffer);
     }
 
     /// The tails of an object that admits further members (`additionalProperties` not `false`): after
