@@ -65,7 +65,12 @@ pub(crate) fn render(grammar: &Grammar) -> String {
             .iter()
             .map(|(name, body)| name.len() + body.len() + 6)
             .sum::<usize>()
-            + out.blocks.len(),
+            + out.blocks.len()
+            + out
+                .shared
+                .iter()
+                .map(|(_, rules)| rules.len())
+                .sum::<usize>(),
     );
     for (name, body) in &out.rules {
         text.push_str(name);
@@ -73,7 +78,14 @@ pub(crate) fn render(grammar: &Grammar) -> String {
         text.push_str(body);
         text.push('\n');
     }
-    text.push_str(&out.blocks);
+    // The blocks, with each text automaton's rules where it was written.
+    let mut from = 0;
+    for (at, rules) in &out.shared {
+        text.push_str(&out.blocks[from..*at]);
+        text.push_str(rules);
+        from = *at;
+    }
+    text.push_str(&out.blocks[from..]);
     text
 }
 
@@ -204,6 +216,9 @@ struct Rules<'g> {
     names: FastMap<Name, usize>,
     /// Whole rules written as text, after the others (text automata, any-order sets).
     blocks: String,
+    /// Text automata's rules as [`TextRules::write`] keeps them, each with the offset in `blocks`
+    /// where it stands (not copied into `blocks`: a long one is tens of kilobytes).
+    shared: Vec<(usize, Arc<str>)>,
     /// The first rule of each text automaton written, by its [`text_key`]: one automaton serves
     /// every text node with the same markers.
     texts: FastMap<String, String>,
@@ -235,7 +250,7 @@ struct TextRules {
     /// The rules last written, with their prefix: a format's grammars name an automaton the same
     /// way request after request (`text1`), and writing the names in again was most of the cost of
     /// a grammar with long markers (DeepSeek's reasoning up to `</think>`, 45 KB of rules).
-    written: Mutex<Option<(String, String)>>,
+    written: Mutex<Option<(String, Arc<str>)>>,
 }
 
 /// Rendered text automata by [`text_key`]. A format's marker sets are few and the same for every
@@ -334,8 +349,8 @@ impl TextRules {
         rules
     }
 
-    /// Writes the rules, state `i` named `PREFIX-si`.
-    fn write(&self, prefix: &str, out: &mut String) {
+    /// The rules, state `i` named `PREFIX-si`.
+    fn write(&self, prefix: &str) -> Arc<str> {
         let mut written = self
             .written
             .lock()
@@ -343,12 +358,13 @@ impl TextRules {
         if let Some((written_prefix, text)) = &*written
             && written_prefix == prefix
         {
-            out.push_str(text);
-            return;
+            return text.clone();
         }
-        let start = out.len();
-        self.write_named(prefix, out);
-        *written = Some((prefix.to_owned(), out[start..].to_owned()));
+        let mut text = String::new();
+        self.write_named(prefix, &mut text);
+        let text: Arc<str> = text.into();
+        *written = Some((prefix.to_owned(), text.clone()));
+        text
     }
 
     /// [`TextRules::write`] without the copy kept.
@@ -587,7 +603,8 @@ impl<'g> Rules<'g> {
         }
         let rules = TextRules::cached(exclude, until, key.clone());
         let prefix = self.fresh_prefix("text");
-        rules.write(&prefix, &mut self.blocks);
+        let written = rules.write(&prefix);
+        self.shared.push((self.blocks.len(), written));
         let first = format!("{prefix}-s0");
         out.push_str(&first);
         self.texts.insert(key, first);
