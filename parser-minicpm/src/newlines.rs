@@ -49,7 +49,10 @@ impl Restorer {
                 if plain > 0 {
                     out(&text[..plain]);
                 }
-                return self.restore(&text[plain..], last, out);
+                if plain < text.len() {
+                    self.restore(&text[plain..], last, out);
+                }
+                return;
             }
             return self.restore(text, last, out);
         }
