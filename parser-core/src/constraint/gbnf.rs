@@ -841,7 +841,7 @@ impl<'g> Rules<'g> {
         for at in (0..ends.len()).rev() {
             let (end, required) = ends[at];
             let member = &members[if at == 0 { 0 } else { ends[at - 1].0 }..end];
-            let after_rule = self.add_str(&rest_hint, &after);
+            let after_rule = self.add_str(rest_hint, &after);
             next_after.clear();
             next_first.clear();
             if !required {
@@ -856,7 +856,7 @@ impl<'g> Rules<'g> {
             }
             if !required {
                 // Only an optional member may be skipped to the rest's first member.
-                let first_rule = self.add_str(&first_hint, &first);
+                let first_rule = self.add_str(first_hint, &first);
                 next_after.push_str(" ) | ");
                 next_after.push_str(&after_rule);
                 next_first.push_str(" ) | ");
