@@ -1608,11 +1608,10 @@ fn parameter_rules(
     let mut rules = Vec::with_capacity(properties.len() + 1);
     let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.clone());
-    let framing = || -> Vec<Node> {
-        if tags.framing.is_empty() {
-            Vec::new()
-        } else {
-            vec![Node::Opt(Box::new(Node::Lit(tags.framing.clone())))]
+    // Pushed straight into the parameter's items (a vector of it per use was an allocation more).
+    let framing = |items: &mut Vec<Node>| {
+        if !tags.framing.is_empty() {
+            items.push(Node::Opt(Box::new(Node::Lit(tags.framing.clone()))));
         }
     };
     for (index, (name, schema, _)) in properties.iter().enumerate() {
@@ -1647,25 +1646,25 @@ fn parameter_rules(
             ]),
             ValueForm::OneOf(values) => {
                 items.push(Node::Lit(tags.string_open.clone()));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(Node::Alt(
                     values
                         .into_iter()
                         .map(|value| Node::Lit(value.into()))
                         .collect(),
                 ));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(close.clone());
             }
             ValueForm::Counted { min, max } => {
                 items.push(Node::Lit(tags.string_open.clone()));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(Node::Chars {
                     except: excluded.clone(),
                     min,
                     max,
                 });
-                items.extend(framing());
+                framing(&mut items);
                 items.push(close.clone());
             }
             ValueForm::Free => items.extend([
