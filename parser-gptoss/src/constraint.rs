@@ -138,7 +138,7 @@ fn harmony_grammar(
     start: &Start,
     lazy: bool,
 ) -> Result<Grammar, Error> {
-    let specials: Vec<String> = SPECIAL_TOKENS.iter().map(|&t| t.to_owned()).collect();
+    let specials: Arc<[String]> = SPECIAL_TOKENS.iter().map(|&t| t.to_owned()).collect();
     let text_until = |end: &str| Node::Text {
         exclude: specials.clone(),
         until: Some(end.to_owned()),

@@ -45,8 +45,9 @@ pub enum Node {
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
-        /// Markers the text never contains.
-        exclude: Vec<String>,
+        /// Markers the text never contains (shared: every free-text value of a grammar avoids the
+        /// same ones, and a copy per value was an allocation per marker).
+        exclude: Arc<[String]>,
         /// The marker that ends the text (part of the node), if any.
         until: Option<String>,
     },
@@ -277,7 +278,7 @@ struct Lark {
     scratch: Vec<u8>,
     /// The rule of each distinct text node written so far, by its markers: one terminal serves them
     /// all.
-    texts: Vec<(Vec<String>, Option<String>, String)>,
+    texts: Vec<(Arc<[String]>, Option<String>, String)>,
     /// [`Lark::any_order`]'s buffers (the prefix, the items' text and where each ends), kept across
     /// blocks.
     any_order_scratch: (String, String, Vec<usize>),
@@ -338,7 +339,7 @@ impl Lark {
                 if let Some((_, _, name)) = self
                     .texts
                     .iter()
-                    .find(|(e, u, _)| e == exclude && u == until)
+                    .find(|(e, u, _)| (Arc::ptr_eq(e, exclude) || e == exclude) && u == until)
                 {
                     out.push_str(name);
                     return;

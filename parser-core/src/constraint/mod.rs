@@ -991,12 +991,14 @@ impl FormatDescription {
     /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
     fn grammar(&self, shape: &Shape) -> Grammar {
         let markers = self.markers();
+        // What free text avoids, shared by every text node that avoids it.
+        let shared_markers: Arc<[String]> = markers.clone().into();
         // What raw parameter values never hold, the same for every tool.
         let values = match &self.calls.name {
             CallName::Parameters { parameters, .. } => {
                 let stops = value_stops(parameters, &markers);
                 let excluded = counted_except(parameters, &stops);
-                Some((stops, excluded))
+                Some((Arc::<[String]>::from(stops), excluded))
             }
             _ => None,
         };
@@ -1146,14 +1148,14 @@ impl FormatDescription {
                         max: Some(1),
                     },
                     Node::Text {
-                        exclude: markers.clone(),
+                        exclude: Arc::clone(&shared_markers),
                         until: None,
                     },
                 ]))),
             ])
         } else {
             Node::Text {
-                exclude: markers.clone(),
+                exclude: Arc::clone(&shared_markers),
                 until: None,
             }
         };
@@ -1190,7 +1192,7 @@ impl FormatDescription {
                     .cloned()
                     .collect();
                 let closed = Node::Text {
-                    exclude: inside,
+                    exclude: inside.into(),
                     until: Some(reasoning.close.to_string()),
                 };
                 let open = Node::Lit(reasoning.open.clone());
@@ -1211,7 +1213,7 @@ impl FormatDescription {
                             ways.push(Node::Seq(vec![
                                 lead.clone(),
                                 Node::Text {
-                                    exclude: markers.clone(),
+                                    exclude: Arc::clone(&shared_markers),
                                     until: Some(opener),
                                 },
                                 Node::Ref(tail.into()),
@@ -1602,7 +1604,7 @@ fn parameter_rules(
     at: usize,
     tool: &CallTool,
     tags: &ParameterTags,
-    values: &(Vec<String>, Vec<char>),
+    values: &(Arc<[String]>, Vec<char>),
 ) -> Vec<(String, Node)> {
     let properties = properties(tool.parameters());
     let mut rules = Vec::with_capacity(properties.len() + 1);
@@ -1670,7 +1672,7 @@ fn parameter_rules(
             ValueForm::Free => items.extend([
                 Node::Lit(tags.string_open.clone()),
                 Node::Text {
-                    exclude: stops.clone(),
+                    exclude: Arc::clone(stops),
                     until: Some(tags.value_close.to_string()),
                 },
             ]),
@@ -1717,7 +1719,7 @@ impl Grammar {
     ///         Node::Seq(vec![
     ///             Node::Lit("<call>".into()),
     ///             Node::Json(std::sync::Arc::new(serde_json::json!({"type": "object"}))),
-    ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
+    ///             Node::Text { exclude: vec!["<call>".into()].into(), until: Some("<end>".into()) },
     ///         ]),
     ///     )],
     /// };
