@@ -603,8 +603,21 @@ impl Constraint {
         }
     }
 
-    /// As [`Constraint::from_builders`], with the structural tag built as JSON text.
-    fn from_text_builders(
+    /// As [`Constraint::from_builders`], with the structural tag built as JSON text (see
+    /// [`Constraint::with_tag_text`]): a family whose grammar tree and structural tag are both
+    /// costly builds neither before its form is asked for.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar, Node};
+    ///
+    /// let constraint = Constraint::from_text_builders(
+    ///     || Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] },
+    ///     || r#"{"type":"structural_tag"}"#.to_owned(),
+    /// );
+    /// assert_eq!(constraint.structural_tag_json(), r#"{"type":"structural_tag"}"#);
+    /// assert_eq!(constraint.lark(), "start: \"yes\"\n");
+    /// ```
+    pub fn from_text_builders(
         grammar: impl Fn() -> Grammar + Send + Sync + 'static,
         structural_tag_json: impl Fn() -> String + Send + Sync + 'static,
     ) -> Constraint {
