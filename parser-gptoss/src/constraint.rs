@@ -54,7 +54,7 @@ use parser_core::constraint::{
     Constraint, ConstraintEntry, ConstraintRequest, Grammar, Node, ResponseFormat, Triggers,
     ecma_escape,
 };
-use parser_core::{Error, ErrorKind, ParseOptions, ToolSchema};
+use parser_core::{Error, ErrorKind, ParseOptions};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -96,14 +96,6 @@ pub fn gpt_oss(options: &ParseOptions, request: &ConstraintRequest) -> Result<Co
         ResponseFormat::JsonSchema(schema) => Some(schema),
     };
     let lazy = !tools.is_empty() && !required && json.is_none() && !matches!(start, Start::Call(_));
-    let grammar = harmony_grammar(
-        &tools,
-        required,
-        request.parallel_tool_calls,
-        json,
-        &start,
-        lazy,
-    )?;
     // The call header up to the name: where a call starts, on the first message or after `<|start|>`.
     let trigger = format!("{CHANNEL}{COMMENTARY} {RECIPIENT}{FUNCTIONS}");
     let triggers = if lazy {
@@ -114,31 +106,67 @@ pub fn gpt_oss(options: &ParseOptions, request: &ConstraintRequest) -> Result<Co
     } else {
         Triggers::default()
     };
-    // The structural tag is built on first access, from what it owns.
-    let tag_tools: Vec<(String, Arc<Value>)> = tools
+    // The grammar tree and the structural tag are built on first access, from what they own (a
+    // server that takes the structural tag never builds the tree); what can fail is checked now.
+    let tag_tools: Arc<[(String, Arc<Value>)]> = tools
         .iter()
         .map(|tool| (tool.name.clone(), tool.shared_parameters().clone()))
         .collect();
+    if let Some(error) = start_error(&tag_tools, &start, lazy) {
+        return Err(error);
+    }
     let parallel = request.parallel_tool_calls;
+    let (grammar_tools, grammar_start, grammar_json) =
+        (Arc::clone(&tag_tools), start.clone(), json.cloned());
     let tag_json = json.cloned();
-    let mut constraint = Constraint::with_tag_text(grammar, move || {
-        structural_tag_text(&tag_tools, required, parallel, tag_json.as_ref(), &start)
-    });
+    let mut constraint = Constraint::from_text_builders(
+        move || {
+            harmony_grammar(
+                &grammar_tools,
+                required,
+                parallel,
+                grammar_json.as_ref(),
+                &grammar_start,
+                lazy,
+            )
+        },
+        move || structural_tag_text(&tag_tools, required, parallel, tag_json.as_ref(), &start),
+    );
     constraint.triggers = triggers;
     constraint.lazy = lazy;
     constraint.preserved_tokens = PRESERVED.iter().map(|&t| t.to_owned()).collect();
     Ok(constraint)
 }
 
+/// Why the grammar cannot start where the prompt leaves the output, if it cannot: a call of a
+/// function the request does not allow, or inside a header (a lazy grammar starts at its trigger).
+fn start_error(tools: &[(String, Arc<Value>)], start: &Start, lazy: bool) -> Option<Error> {
+    if lazy {
+        return None;
+    }
+    match start {
+        Start::Call(name) if !tools.iter().any(|(tool, _)| tool == name) => {
+            Some(Error::new(ErrorKind::InvalidOption(format!(
+                "the prompt opened a call of `{name}`, which the request does not allow"
+            ))))
+        }
+        Start::Header(_) => Some(Error::new(ErrorKind::InvalidOption(
+            "the prompt ends inside a harmony header, which is not constrained".into(),
+        ))),
+        _ => None,
+    }
+}
+
+/// The grammar tree; the start was checked by [`start_error`].
 fn harmony_grammar(
-    tools: &[&ToolSchema],
+    tools: &[(String, Arc<Value>)],
     required: bool,
     parallel: bool,
     json: Option<&Value>,
     start: &Start,
     lazy: bool,
-) -> Result<Grammar, Error> {
-    let specials: Vec<String> = SPECIAL_TOKENS.iter().map(|&t| t.to_owned()).collect();
+) -> Grammar {
+    let specials: Arc<[String]> = SPECIAL_TOKENS.iter().map(|&t| t.to_owned()).collect();
     let text_until = |end: &str| Node::Text {
         exclude: specials.clone(),
         until: Some(end.to_owned()),
@@ -147,13 +175,10 @@ fn harmony_grammar(
     // Between messages: whitespace, then the next message's role and channel.
     let next = Node::Seq(vec![Node::Ws, lit(NEXT), lit(CHANNEL)]);
     let mut rules: Vec<(String, Node)> = vec![("start".into(), Node::Seq(Vec::new()))];
-    for (at, tool) in tools.iter().enumerate() {
+    for (at, (name, parameters)) in tools.iter().enumerate() {
         rules.push((
             format!("call_{at}"),
-            Node::Seq(vec![
-                call_header_node(&tool.name),
-                Node::Json(tool.shared_parameters().clone()),
-            ]),
+            Node::Seq(vec![call_header_node(name), Node::Json(parameters.clone())]),
         ));
     }
     let call = Node::Alt(
@@ -228,21 +253,15 @@ fn harmony_grammar(
             Start::Body(Field::Content) if tools.is_empty() => answer,
             Start::Body(_) => Node::Seq(vec![text_until(END), next, messages]),
             Start::Call(name) => {
-                let Some(at) = tools.iter().position(|tool| &tool.name == name) else {
-                    return Err(Error::new(ErrorKind::InvalidOption(format!(
-                        "the prompt opened a call of `{name}`, which the request does not allow"
-                    ))));
-                };
-                Node::Seq(vec![
-                    Node::Json(tools[at].shared_parameters().clone()),
-                    Node::Ref("after_call".into()),
-                ])
+                // The function is among the tools ([`start_error`]).
+                let parameters = tools
+                    .iter()
+                    .find(|(tool, _)| tool == name)
+                    .map_or_else(|| Arc::new(json!({})), |(_, parameters)| parameters.clone());
+                Node::Seq(vec![Node::Json(parameters), Node::Ref("after_call".into())])
             }
-            Start::Header(_) => {
-                return Err(Error::new(ErrorKind::InvalidOption(
-                    "the prompt ends inside a harmony header, which is not constrained".into(),
-                )));
-            }
+            // Refused by [`start_error`]: nothing is written.
+            Start::Header(_) => Node::Seq(Vec::new()),
         }
     };
     rules[0].1 = body;
@@ -255,7 +274,7 @@ fn harmony_grammar(
         "final" => finals,
         _ => !tools.is_empty(),
     });
-    Ok(Grammar { rules })
+    Grammar { rules }
 }
 
 /// A JSON object of these members, in this order, each value moved in. `json!` serializes every

@@ -276,7 +276,7 @@ fn raw(
         }
         _ => {
             let text = Node::Text {
-                exclude: stops.to_vec(),
+                exclude: stops.into(),
                 until: Some(closer.clone()),
             };
             let rest = if guarded {

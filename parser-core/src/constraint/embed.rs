@@ -151,7 +151,7 @@ impl FormatDescription {
             name: tool.name.clone(),
             parameters: tool.shared_parameters().clone(),
         };
-        let stops = value_stops(tags, &self.markers());
+        let stops: Arc<[String]> = value_stops(tags, &self.markers()).into();
         let excluded = counted_except(tags, &stops);
         let raw = (stops.clone(), excluded.clone());
         let mut rules = vec![(
@@ -196,7 +196,7 @@ fn json_when_parses(
     tool: &CallTool,
     name: &str,
     schema: &Value,
-    (stops, excluded): &(Vec<String>, Vec<char>),
+    (stops, excluded): &(Arc<[String]>, Vec<char>),
 ) -> Node {
     let mut items = vec![
         Node::Ws,
@@ -237,7 +237,7 @@ fn json_when_parses(
                 Node::Lit(tags.string_open.clone()),
                 safe_first(&[]),
                 Node::Text {
-                    exclude: stops.to_vec(),
+                    exclude: Arc::clone(stops),
                     until: Some(tags.value_close.to_string()),
                 },
             ]),

@@ -23,6 +23,8 @@
 //! optional whitespace between the tokens. A property whose name holds the delimiter cannot be
 //! written, and is left out.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::grammar::{Grammar, Node};
@@ -42,7 +44,7 @@ pub(crate) struct GemmaRules {
     /// Opens and closes a string.
     delimiter: String,
     /// What a string never holds besides the delimiter (the call's closer).
-    stops: Vec<String>,
+    stops: Arc<[String]>,
     string: bool,
     /// `gm_any_K` made so far, by K (levels of nesting left).
     any: Vec<bool>,
@@ -55,7 +57,7 @@ impl GemmaRules {
             rules: Vec::new(),
             next: 0,
             delimiter: delimiter.to_owned(),
-            stops,
+            stops: stops.into(),
             string: false,
             any: Vec::new(),
         }

@@ -45,8 +45,9 @@ pub enum Node {
     /// Free text containing none of `exclude`, then `until` when given (which it does not contain
     /// either); without `until` the text runs to the end of the output.
     Text {
-        /// Markers the text never contains.
-        exclude: Vec<String>,
+        /// Markers the text never contains (shared: every free-text value of a grammar avoids the
+        /// same ones, and a copy per value was an allocation per marker).
+        exclude: Arc<[String]>,
         /// The marker that ends the text (part of the node), if any.
         until: Option<String>,
     },
@@ -91,10 +92,20 @@ pub(crate) fn property_schema<'a>(parameters: &'a Value, property: &str) -> &'a 
 
 /// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
 pub(crate) fn repetition(min: u64, max: Option<u64>) -> String {
-    match max {
-        Some(max) => format!("{{{min},{}}}", max.max(min)),
-        None => format!("{{{min},}}"),
+    let mut out = String::with_capacity(16);
+    push_repetition(&mut out, min, max);
+    out
+}
+
+/// Writes [`repetition`] to `out` (no string, no formatting machinery: once per counted value).
+pub(crate) fn push_repetition(out: &mut String, min: u64, max: Option<u64>) {
+    out.push('{');
+    push_number(out, min);
+    out.push(',');
+    if let Some(max) = max {
+        push_number(out, max.max(min));
     }
+    out.push('}');
 }
 
 /// Named rules; the first is the start. Names are lowercase letters, digits and `_`; [`Node::Ref`]
@@ -195,7 +206,8 @@ pub(crate) fn text_automaton(exclude: &[String], until: Option<&str>) -> Automat
 /// Writes `grammar` in llguidance's Lark dialect; its first rule becomes `start`.
 pub(crate) fn render_lark(grammar: &Grammar) -> String {
     let mut lark = Lark::default();
-    let mut out = String::with_capacity(4096);
+    // About a line per rule: the text grows once or twice, not from a page up (each growth copies it).
+    let mut out = String::with_capacity(4096 + grammar.rules.len() * 64);
     for (at, (name, node)) in grammar.rules.iter().enumerate() {
         if at == 0 {
             out.push_str("start");
@@ -266,7 +278,10 @@ struct Lark {
     scratch: Vec<u8>,
     /// The rule of each distinct text node written so far, by its markers: one terminal serves them
     /// all.
-    texts: Vec<(Vec<String>, Option<String>, String)>,
+    texts: Vec<(Arc<[String]>, Option<String>, String)>,
+    /// [`Lark::any_order`]'s buffers (the prefix, the items' text and where each ends), kept across
+    /// blocks.
+    any_order_scratch: (String, String, Vec<usize>),
 }
 
 impl Lark {
@@ -324,7 +339,7 @@ impl Lark {
                 if let Some((_, _, name)) = self
                     .texts
                     .iter()
-                    .find(|(e, u, _)| e == exclude && u == until)
+                    .find(|(e, u, _)| (Arc::ptr_eq(e, exclude) || e == exclude) && u == until)
                 {
                     out.push_str(name);
                     return;
@@ -341,11 +356,11 @@ impl Lark {
                 } else {
                     out.push_str("[^");
                     for c in except {
-                        out.push_str(&regex_escape(c.encode_utf8(&mut [0; 4])));
+                        push_regex_escaped(out, c.encode_utf8(&mut [0; 4]));
                     }
                     out.push(']');
                 }
-                out.push_str(&repetition(*min, *max));
+                push_repetition(out, *min, *max);
                 out.push('/');
             }
             Node::AnyOrder(items) => self.any_order(items, None, out),
@@ -389,7 +404,7 @@ impl Lark {
                 if at > 0 {
                     self.extra.push('|');
                 }
-                self.extra.push_str(&regex_escape(marker));
+                push_regex_escaped(&mut self.extra, marker);
             }
             self.extra.push_str(")(?s:.*)/");
         }
@@ -412,18 +427,21 @@ impl Lark {
     /// `any_K_SET` for each set `SET` (a bit mask) of items already written: the items still to write.
     fn any_order(&mut self, items: &[(Node, bool)], separator: Option<&Node>, out: &mut String) {
         self.any_order += 1;
-        let mut prefix = String::from("any_");
+        // The buffers of the last block, reused (taken while the items are rendered: an item may
+        // hold a block of its own).
+        let (mut prefix, mut rendered, mut ends) = std::mem::take(&mut self.any_order_scratch);
+        prefix.clear();
+        rendered.clear();
+        ends.clear();
+        prefix.push_str("any_");
         push_number(&mut prefix, self.any_order as u64);
         prefix.push('_');
-        // Each item rendered once; the set rules repeat its text.
-        let rendered: Vec<String> = items
-            .iter()
-            .map(|(item, _)| {
-                let mut text = String::new();
-                self.node(item, &mut text);
-                text
-            })
-            .collect();
+        // Each item rendered once, all into one buffer; the set rules repeat its text.
+        ends.push(0);
+        for (item, _) in items {
+            self.node(item, &mut rendered);
+            ends.push(rendered.len());
+        }
         let separator = separator.map(|node| {
             let mut text = String::new();
             self.node(node, &mut text);
@@ -436,9 +454,10 @@ impl Lark {
             items,
             separator.as_deref(),
             &prefix,
-            |out, item| out.push_str(&rendered[item]),
+            |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
             ": ",
         );
+        self.any_order_scratch = (prefix, rendered, ends);
     }
 }
 
@@ -476,38 +495,40 @@ pub(crate) fn write_any_order_sets(
         }
         out.push(char::from(b'0' + (set % 10) as u8));
     };
-    // Each item as an alternative writes it, with what stands before it (` | ` unless it comes first
-    // in its rule, the separator once a set is not empty) and after it (the prefix of the next set's
-    // name): one copy per alternative, then the set's number.
-    let mut pieces = String::with_capacity(items.len() * 4 * (64 + prefix.len()));
-    let mut piece_ends = Vec::with_capacity(items.len() * 4 + 1);
+    // Each item as an alternative: ` | `, the separator once the set is not empty, the item, then the
+    // prefix of the next set's name; an alternative that comes first in its rule starts after the
+    // ` | `. One piece per item (two with a separator), copied whole per alternative: the pieces of
+    // all four variants cost more to build than the rules spent choosing among them.
+    const BAR: &str = " | ";
+    let variants = if separator.is_some() { 2 } else { 1 };
+    let mut pieces = String::with_capacity(items.len() * variants * (48 + prefix.len()));
+    let mut piece_ends = Vec::with_capacity(items.len() * variants + 1);
     piece_ends.push(0);
     for index in 0..items.len() {
-        for variant in 0..4 {
-            let (later, separated) = (variant & 1 != 0, variant & 2 != 0);
-            if later {
-                pieces.push_str(" | ");
-            }
-            if let Some(separator) = separator.filter(|_| separated) {
-                pieces.push_str(separator);
-                pieces.push(' ');
-            }
-            item(&mut pieces, index);
+        let start = pieces.len();
+        pieces.push_str(BAR);
+        item(&mut pieces, index);
+        pieces.push(' ');
+        pieces.push_str(prefix);
+        piece_ends.push(pieces.len());
+        if let Some(separator) = separator {
+            // The same item after the separator: copied from the piece just written.
+            let body = pieces.len() - start - BAR.len();
+            pieces.push_str(BAR);
+            pieces.push_str(separator);
             pieces.push(' ');
-            pieces.push_str(prefix);
+            let from = pieces.len();
+            pieces.extend_from_within(start + BAR.len()..start + BAR.len() + body);
+            debug_assert_eq!(pieces.len() - from, body);
             piece_ends.push(pieces.len());
         }
     }
-    let piece = |index: usize, later: bool, separated: bool| {
-        let at = index * 4 + usize::from(later) + 2 * usize::from(separated);
-        &pieces[piece_ends[at]..piece_ends[at + 1]]
-    };
     // The block's size, so that `out` grows once: each rule's name and about `items / 2`
     // alternatives per rule.
     let alternatives = items.len() * sets / 2;
     out.reserve(
         sets * (prefix.len() + defines.len() + 8)
-            + alternatives * (pieces.len() / piece_ends.len() + 4),
+            + alternatives * (pieces.len() / items.len().max(1) / variants + 4),
     );
     let full = sets - 1;
     for written in 0usize..sets {
@@ -519,12 +540,15 @@ pub(crate) fn write_any_order_sets(
             out.push_str("\"\"");
             first = false;
         }
+        let separated = usize::from(separator.is_some() && written != 0);
         // The items not written yet, lowest first: a bit at a time, not a test of every item.
         let mut missing = full & !written;
         while missing != 0 {
             let index = missing.trailing_zeros() as usize;
             missing &= missing - 1;
-            out.push_str(piece(index, !first, written != 0));
+            let at = index * variants + separated;
+            let skip = if first { BAR.len() } else { 0 };
+            out.push_str(&pieces[piece_ends[at] + skip..piece_ends[at + 1]]);
             first = false;
             push_set(out, written | (1 << index));
         }
@@ -704,6 +728,13 @@ fn push_lark_literal(out: &mut String, text: &str) {
 /// `text` as a regex matching itself, safe inside Lark's `/…/`.
 pub(crate) fn regex_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
+    push_regex_escaped(&mut out, text);
+    out
+}
+
+/// Writes [`regex_escape`] of `text` to `out` (no string of its own: a grammar escapes a marker or
+/// a character per text and per counted value).
+pub(crate) fn push_regex_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
@@ -718,5 +749,4 @@ pub(crate) fn regex_escape(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }

@@ -603,8 +603,21 @@ impl Constraint {
         }
     }
 
-    /// As [`Constraint::from_builders`], with the structural tag built as JSON text.
-    fn from_text_builders(
+    /// As [`Constraint::from_builders`], with the structural tag built as JSON text (see
+    /// [`Constraint::with_tag_text`]): a family whose grammar tree and structural tag are both
+    /// costly builds neither before its form is asked for.
+    ///
+    /// ```
+    /// use parser_core::constraint::{Constraint, Grammar, Node};
+    ///
+    /// let constraint = Constraint::from_text_builders(
+    ///     || Grammar { rules: vec![("start".into(), Node::Lit("yes".into()))] },
+    ///     || r#"{"type":"structural_tag"}"#.to_owned(),
+    /// );
+    /// assert_eq!(constraint.structural_tag_json(), r#"{"type":"structural_tag"}"#);
+    /// assert_eq!(constraint.lark(), "start: \"yes\"\n");
+    /// ```
+    pub fn from_text_builders(
         grammar: impl Fn() -> Grammar + Send + Sync + 'static,
         structural_tag_json: impl Fn() -> String + Send + Sync + 'static,
     ) -> Constraint {
@@ -991,12 +1004,14 @@ impl FormatDescription {
     /// ends at the block's opener ([`ReasoningMarkers::ended_by_calls`]).
     fn grammar(&self, shape: &Shape) -> Grammar {
         let markers = self.markers();
+        // What free text avoids, shared by every text node that avoids it.
+        let shared_markers: Arc<[String]> = markers.clone().into();
         // What raw parameter values never hold, the same for every tool.
         let values = match &self.calls.name {
             CallName::Parameters { parameters, .. } => {
                 let stops = value_stops(parameters, &markers);
                 let excluded = counted_except(parameters, &stops);
-                Some((stops, excluded))
+                Some((Arc::<[String]>::from(stops), excluded))
             }
             _ => None,
         };
@@ -1146,14 +1161,14 @@ impl FormatDescription {
                         max: Some(1),
                     },
                     Node::Text {
-                        exclude: markers.clone(),
+                        exclude: Arc::clone(&shared_markers),
                         until: None,
                     },
                 ]))),
             ])
         } else {
             Node::Text {
-                exclude: markers.clone(),
+                exclude: Arc::clone(&shared_markers),
                 until: None,
             }
         };
@@ -1190,7 +1205,7 @@ impl FormatDescription {
                     .cloned()
                     .collect();
                 let closed = Node::Text {
-                    exclude: inside,
+                    exclude: inside.into(),
                     until: Some(reasoning.close.to_string()),
                 };
                 let open = Node::Lit(reasoning.open.clone());
@@ -1211,7 +1226,7 @@ impl FormatDescription {
                             ways.push(Node::Seq(vec![
                                 lead.clone(),
                                 Node::Text {
-                                    exclude: markers.clone(),
+                                    exclude: Arc::clone(&shared_markers),
                                     until: Some(opener),
                                 },
                                 Node::Ref(tail.into()),
@@ -1602,17 +1617,16 @@ fn parameter_rules(
     at: usize,
     tool: &CallTool,
     tags: &ParameterTags,
-    values: &(Vec<String>, Vec<char>),
+    values: &(Arc<[String]>, Vec<char>),
 ) -> Vec<(String, Node)> {
     let properties = properties(tool.parameters());
     let mut rules = Vec::with_capacity(properties.len() + 1);
     let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.clone());
-    let framing = || -> Vec<Node> {
-        if tags.framing.is_empty() {
-            Vec::new()
-        } else {
-            vec![Node::Opt(Box::new(Node::Lit(tags.framing.clone())))]
+    // Pushed straight into the parameter's items (a vector of it per use was an allocation more).
+    let framing = |items: &mut Vec<Node>| {
+        if !tags.framing.is_empty() {
+            items.push(Node::Opt(Box::new(Node::Lit(tags.framing.clone()))));
         }
     };
     for (index, (name, schema, _)) in properties.iter().enumerate() {
@@ -1647,31 +1661,31 @@ fn parameter_rules(
             ]),
             ValueForm::OneOf(values) => {
                 items.push(Node::Lit(tags.string_open.clone()));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(Node::Alt(
                     values
                         .into_iter()
                         .map(|value| Node::Lit(value.into()))
                         .collect(),
                 ));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(close.clone());
             }
             ValueForm::Counted { min, max } => {
                 items.push(Node::Lit(tags.string_open.clone()));
-                items.extend(framing());
+                framing(&mut items);
                 items.push(Node::Chars {
                     except: excluded.clone(),
                     min,
                     max,
                 });
-                items.extend(framing());
+                framing(&mut items);
                 items.push(close.clone());
             }
             ValueForm::Free => items.extend([
                 Node::Lit(tags.string_open.clone()),
                 Node::Text {
-                    exclude: stops.clone(),
+                    exclude: Arc::clone(stops),
                     until: Some(tags.value_close.to_string()),
                 },
             ]),
@@ -1718,7 +1732,7 @@ impl Grammar {
     ///         Node::Seq(vec![
     ///             Node::Lit("<call>".into()),
     ///             Node::Json(std::sync::Arc::new(serde_json::json!({"type": "object"}))),
-    ///             Node::Text { exclude: vec!["<call>".into()], until: Some("<end>".into()) },
+    ///             Node::Text { exclude: vec!["<call>".into()].into(), until: Some("<end>".into()) },
     ///         ]),
     ///     )],
     /// };

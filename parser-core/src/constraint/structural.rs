@@ -102,11 +102,18 @@ pub(crate) fn render_text(shape: &Shape) -> String {
     let tag = skeleton(shape);
     // Sized for the tools' tags (no copy of a long text as it grows).
     let mut out = String::with_capacity(2048 + shape.tools.len() * 2048);
-    write_json(&mut out, &tag);
+    write_json(&mut out, &tag, &mut Vec::new());
     out
 }
 
-fn write_json(out: &mut String, json: &Json<'_>) {
+/// A schema of at least this many bytes of text is remembered where it was written, and copied
+/// from there when the tag holds it again (Kimi's calls stand both in and out of their section:
+/// every tool's schema twice).
+const REPEATED_SCHEMA: usize = 256;
+
+/// Writes `json`; `schemas` holds where each long schema written so far stands in `out`, by the
+/// schema's address (a tag borrows each tool's schema, so a repeated one has the same address).
+fn write_json(out: &mut String, json: &Json<'_>, schemas: &mut Vec<(*const Value, usize, usize)>) {
     match json {
         Json::Object(members) => {
             out.push('{');
@@ -118,7 +125,7 @@ fn write_json(out: &mut String, json: &Json<'_>) {
                 out.push('"');
                 out.push_str(key);
                 out.push_str("\":");
-                write_json(out, member);
+                write_json(out, member, schemas);
             }
             out.push('}');
         }
@@ -128,13 +135,24 @@ fn write_json(out: &mut String, json: &Json<'_>) {
                 if at > 0 {
                     out.push(',');
                 }
-                write_json(out, item);
+                write_json(out, item, schemas);
             }
             out.push(']');
         }
         Json::Str(text) => write_string(out, text),
         Json::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
-        Json::Schema(schema) => write_value(out, schema),
+        Json::Schema(schema) => {
+            let address: *const Value = &**schema;
+            if let Some(&(_, start, end)) = schemas.iter().find(|(at, _, _)| *at == address) {
+                out.extend_from_within(start..end);
+                return;
+            }
+            let start = out.len();
+            write_value(out, schema);
+            if out.len() - start >= REPEATED_SCHEMA {
+                schemas.push((address, start, out.len()));
+            }
+        }
     }
 }
 
