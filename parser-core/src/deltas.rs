@@ -24,6 +24,34 @@ pub trait Sink {
     fn tool_call_arguments(&mut self, index: usize, fragment: &str);
     /// The call is complete. `valid` is false when its arguments are not a complete JSON object.
     fn tool_call_end(&mut self, index: usize, valid: bool);
+
+    /// A fragment of the call's arguments given as the text of a JSON string value, not yet
+    /// escaped: `text`, after a newline when `newline`, written as [`crate::escape_json_into`]
+    /// writes it (what a tagged parameter's value streams as). The default escapes into `scratch`
+    /// (the caller's buffer, kept for its capacity) and writes that with
+    /// [`tool_call_arguments`](Self::tool_call_arguments); a sink with a text buffer of its own can
+    /// escape into it directly ([`Deltas`] does).
+    ///
+    /// ```
+    /// use parser_core::{Accumulator, Sink};
+    /// let mut out = Accumulator::new();
+    /// out.tool_call_start(0, "call_1", "f");
+    /// out.tool_call_string_arguments(0, true, "say \"hi\"", &mut String::new());
+    /// assert_eq!(out.into_message().tool_calls[0].arguments, r#"\nsay \"hi\""#);
+    /// ```
+    fn tool_call_string_arguments(
+        &mut self,
+        index: usize,
+        newline: bool,
+        text: &str,
+        scratch: &mut String,
+    ) {
+        scratch.clear();
+        crate::tagged::escape_value_into(newline, text, scratch);
+        if !scratch.is_empty() {
+            self.tool_call_arguments(index, scratch);
+        }
+    }
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
@@ -41,6 +69,15 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn tool_call_end(&mut self, index: usize, valid: bool) {
         (**self).tool_call_end(index, valid)
+    }
+    fn tool_call_string_arguments(
+        &mut self,
+        index: usize,
+        newline: bool,
+        text: &str,
+        scratch: &mut String,
+    ) {
+        (**self).tool_call_string_arguments(index, newline, text, scratch)
     }
 }
 
@@ -363,6 +400,13 @@ impl Deltas {
         }
         let start = self.offset();
         self.text.push_str(text);
+        self.copied(kind, start);
+    }
+
+    /// Records the text written into the buffer from `start` on as an event of `kind` (merged into
+    /// the last event when that is copied text of the same kind).
+    #[inline]
+    fn copied(&mut self, kind: Kind, start: u32) {
         let end = self.offset();
         match self.events.last_mut() {
             Some(last) if !last.input && last.kind.merges_with(kind) => last.end = end,
@@ -556,6 +600,22 @@ impl Sink for Deltas {
         self.unwhole();
         let at = self.offset();
         self.push_event(Kind::End { index, valid }, at, at, false);
+    }
+    // Escaped straight into the buffer: no copy through the caller's scratch.
+    fn tool_call_string_arguments(
+        &mut self,
+        index: usize,
+        newline: bool,
+        text: &str,
+        _scratch: &mut String,
+    ) {
+        if text.is_empty() && !newline {
+            return;
+        }
+        self.unwhole();
+        let start = self.offset();
+        crate::tagged::escape_value_into(newline, text, &mut self.text);
+        self.copied(Kind::Arguments { index }, start);
     }
 }
 

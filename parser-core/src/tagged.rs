@@ -82,8 +82,9 @@ impl ObjectArgs {
     }
 
     /// [`string_chunk`](Self::string_chunk) of text that needs escaping, after a newline when
-    /// `newline` (a newline held back as possible framing that turned out to be text): escaped into
-    /// the reused buffer and written in one piece. Out of line: the common delta needs none of it.
+    /// `newline` (a newline held back as possible framing that turned out to be text): escaped by
+    /// the sink, into its own buffer when it has one, else into the reused buffer, and written in
+    /// one piece. Out of line: the common delta needs none of it.
     #[inline(never)]
     fn string_chunk_escaped<S: Sink + ?Sized>(
         &mut self,
@@ -92,28 +93,7 @@ impl ObjectArgs {
         newline: bool,
         text: &str,
     ) {
-        self.scratch.clear();
-        if newline {
-            self.scratch.push_str("\\n");
-        }
-        if text.len() <= SHORT_TEXT && text.is_ascii() {
-            // A delta of ASCII text: escaped a byte at a time, no piece copied by a call.
-            for &b in text.as_bytes() {
-                match ESCAPE[b as usize] {
-                    0 => self.scratch.push(char::from(b)),
-                    b'u' => {
-                        escape_json_into(char::from(b).encode_utf8(&mut [0; 4]), &mut self.scratch)
-                    }
-                    code => {
-                        self.scratch.push('\\');
-                        self.scratch.push(char::from(code));
-                    }
-                }
-            }
-        } else {
-            escape_json_into(text, &mut self.scratch);
-        }
-        calls.args(out, &self.scratch);
+        calls.string_args(out, newline, text, &mut self.scratch);
     }
 
     /// Closes a string value.
@@ -150,6 +130,28 @@ static ESCAPE: [u8; 256] = {
     table[0x0c] = b'f';
     table
 };
+
+/// Appends `text`, after a newline when `newline`, to `into` as the inside of a JSON string (what
+/// [`Sink::tool_call_string_arguments`] writes): a short ASCII delta a byte at a time (a copy call
+/// per piece costs more than its few bytes), anything else as [`escape_json_into`] writes it.
+pub(crate) fn escape_value_into(newline: bool, text: &str, into: &mut String) {
+    if newline {
+        into.push_str("\\n");
+    }
+    if text.len() > SHORT_TEXT || !text.is_ascii() {
+        return escape_json_into(text, into);
+    }
+    for &b in text.as_bytes() {
+        match ESCAPE[b as usize] {
+            0 => into.push(char::from(b)),
+            b'u' => escape_json_into(char::from(b).encode_utf8(&mut [0; 4]), into),
+            code => {
+                into.push('\\');
+                into.push(char::from(code));
+            }
+        }
+    }
+}
 
 /// The longest text treated as a delta of a few tokens (scanned without a branch per byte, escaped a
 /// byte at a time).
@@ -533,25 +535,39 @@ impl ParamValue {
         if marker && syntax.ends.may_match(text) {
             return false;
         }
-        // `run` finds no end marker (nor a cut-off one) in `text`: all of it is value text, written as
-        // its `body` writes it. A newline held from the last delta is text after all; a trailing one
-        // is held in turn (it may be the framing newline before the closer).
+        // `run` finds no end marker (nor a cut-off one) in `text`: all of it is value text. The
+        // common delta has nothing to escape (a trailing newline is one) and no newline held.
+        if escape || self.reader.newline {
+            self.take_escaped(text, syntax.trim_newline, args, calls, out);
+        } else {
+            calls.args(out, text);
+        }
+        true
+    }
+
+    /// The rest of [`take_plain`](Self::take_plain), out of the common path: `text` written as the
+    /// reader's `body` writes it. A newline held from the last delta is text after all; a trailing
+    /// one is held in turn (it may be the framing newline before the closer).
+    #[inline(never)]
+    fn take_escaped<S: Sink + ?Sized>(
+        &mut self,
+        text: &str,
+        trim_newline: bool,
+        args: &mut ObjectArgs,
+        calls: &mut Calls,
+        out: &mut S,
+    ) {
         let held = std::mem::take(&mut self.reader.newline);
         let text = match text.strip_suffix('\n') {
-            Some(kept) if syntax.trim_newline => {
+            Some(kept) if trim_newline => {
                 self.reader.newline = true;
                 kept
             }
             _ => text,
         };
-        // `escape` may have come from the newline now held alone: the escaped writer then writes the
-        // text as it is (a copy, rare).
-        if held || escape {
-            args.string_chunk_escaped(calls, out, held, text);
-        } else {
-            calls.args(out, text);
-        }
-        true
+        // What is left may need no escape (the newline now held was the only one): the sink then
+        // writes it as it is (a copy, rare).
+        calls.string_args(out, held, text, &mut args.scratch);
     }
 
     /// Whether the value streams as a JSON string (rather than being collected).
@@ -711,7 +727,7 @@ mod collect;
 #[cfg(test)]
 mod plain_tests {
     use super::*;
-    use crate::deltas::Accumulator;
+    use crate::deltas::{Accumulator, Deltas};
     use crate::options::ParseOptions;
     use proptest::prelude::*;
 
@@ -735,23 +751,31 @@ mod plain_tests {
     /// The arguments of one string value read from `pieces`, and what was left after it; with `fast`
     /// the common delta takes `take_plain`.
     fn stream(pieces: &[&str], syntax: &ValueSyntax, fast: bool) -> (String, String) {
-        stream_counted(pieces, syntax, fast).0
+        stream_counted(pieces, syntax, fast, false).0
     }
 
-    /// [`stream`], and how many pieces `take_plain` took.
+    /// [`stream`], and how many pieces `take_plain` took; with `deltas` written into a [`Deltas`]
+    /// buffer (which escapes into its own text) rather than an [`Accumulator`] (which escapes
+    /// through the caller's scratch).
     fn stream_counted(
         pieces: &[&str],
         syntax: &ValueSyntax,
         fast: bool,
+        deltas: bool,
     ) -> ((String, String), usize) {
         let mut taken = 0;
         let options = ParseOptions::new().with_call_id_seed(1);
         let mut calls = Calls::new(&options);
-        let mut out = Accumulator::new();
-        calls.start(&mut out, "f", None);
+        let (mut accumulator, mut buffer) = (Accumulator::new(), Deltas::new());
+        let out: &mut dyn Sink = if deltas {
+            &mut buffer
+        } else {
+            &mut accumulator
+        };
+        calls.start(out, "f", None);
         let (mut args, mut value) = (ObjectArgs::new(), ParamValue::new());
-        args.key(&mut calls, &mut out, "content");
-        value.start(ValueType::String, &mut args, &mut calls, &mut out);
+        args.key(&mut calls, out, "content");
+        value.start(ValueType::String, &mut args, &mut calls, out);
         let mut held = String::new();
         let mut ended = false;
         let count = pieces.len();
@@ -762,27 +786,30 @@ mod plain_tests {
             }
             if fast
                 && held.is_empty()
-                && value.take_plain(piece, syntax, &mut args, &mut calls, &mut out)
+                && value.take_plain(piece, syntax, &mut args, &mut calls, out)
             {
                 taken += 1;
                 continue;
             }
             held.push_str(piece);
             let eof = n + 1 == count;
-            let step = value.run(&held, eof, syntax, &mut args, &mut calls, &mut out);
+            let step = value.run(&held, eof, syntax, &mut args, &mut calls, out);
             let (ParamStep::Pending(used) | ParamStep::Ended(used)) = step;
             held.drain(..used);
             ended = matches!(step, ParamStep::Ended(_));
         }
         if !ended {
-            let step = value.run(&held, true, syntax, &mut args, &mut calls, &mut out);
+            let step = value.run(&held, true, syntax, &mut args, &mut calls, out);
             let (ParamStep::Pending(used) | ParamStep::Ended(used)) = step;
             held.drain(..used);
         }
-        value.end(&mut args, &mut calls, &mut out);
-        args.finish(&mut calls, &mut out);
-        calls.end(&mut out, true);
-        let arguments = out.into_message().tool_calls[0].arguments.clone();
+        value.end(&mut args, &mut calls, out);
+        args.finish(&mut calls, out);
+        calls.end(out, true);
+        if deltas {
+            accumulator.extend(&buffer);
+        }
+        let arguments = accumulator.into_message().tool_calls[0].arguments.clone();
         ((arguments, held), taken)
     }
 
@@ -805,6 +832,11 @@ mod plain_tests {
                 stream(&pieces, syntax, true),
                 one_shot,
                 "{text:?} in {size}s"
+            );
+            assert_eq!(
+                stream_counted(&pieces, syntax, true, true).0,
+                one_shot,
+                "{text:?} in {size}s into Deltas"
             );
         }
         for (cut, _) in text.char_indices() {
@@ -842,7 +874,8 @@ mod plain_tests {
         }
         // The fast path is taken: by pieces with escapes, newlines (held or written) and `<` that
         // starts no marker, not only by plain ones.
-        let (_, taken) = stream_counted(&["\nx", "\"a\"\n", "\n", "b < c", "\t"], &QWEN, true);
+        let (_, taken) =
+            stream_counted(&["\nx", "\"a\"\n", "\n", "b < c", "\t"], &QWEN, true, false);
         assert_eq!(taken, 4);
     }
 
@@ -863,7 +896,11 @@ mod plain_tests {
             let text = parts.concat();
             for syntax in [&QWEN, &GLM] {
                 let one_shot = stream(&[&text], syntax, false);
-                prop_assert_eq!(stream(&pieces(&text, size), syntax, true), one_shot);
+                prop_assert_eq!(stream(&pieces(&text, size), syntax, true), one_shot.clone());
+                prop_assert_eq!(
+                    stream_counted(&pieces(&text, size), syntax, true, true).0,
+                    one_shot
+                );
             }
         }
     }

@@ -404,6 +404,21 @@ impl Calls {
         }
     }
 
+    /// Writes a piece of a string value of the open call's arguments, escaped by the sink (after a
+    /// newline when `newline`; see [`Sink::tool_call_string_arguments`]; ignored when no call is open).
+    #[inline]
+    pub fn string_args<S: Sink + ?Sized>(
+        &mut self,
+        out: &mut S,
+        newline: bool,
+        text: &str,
+        scratch: &mut String,
+    ) {
+        if let Some(index) = self.open {
+            out.tool_call_string_arguments(index, newline, text, scratch);
+        }
+    }
+
     /// Ends the open call (ignored when none is open).
     pub fn end(&mut self, out: &mut dyn Sink, valid: bool) {
         if let Some(index) = self.open.take() {
