@@ -94,27 +94,6 @@ impl<R: ReasoningParser, T: ToolParser + Clone> Composed<R, T> {
         self.reasoning.push(text, &mut router);
     }
 
-    /// [`OutputParser::push_deltas`] of a delta that passes through: out of line, so that a tool
-    /// parser inlined here does not make the entry save its registers for the other deltas.
-    #[inline(never)]
-    fn push_tools(&mut self, text: &str, out: &mut Deltas) {
-        self.tools.push_deltas(text, out);
-    }
-
-    /// [`OutputParser::push_deltas`] but for a delta that passes through.
-    #[inline(never)]
-    fn push_deltas_other(&mut self, text: &str, out: &mut Deltas) {
-        if self.held.is_some() {
-            return self.push_routed(text, out);
-        }
-        // Plain reasoning and the content route are written here; the rest is one tail call away.
-        match self.reasoning.route(text) {
-            Route::Reasoning if !self.inline => out.reasoning(text),
-            Route::Content => self.tools.push_deltas(text, out),
-            route => self.push_deltas_routed(route, text, out),
-        }
-    }
-
     /// [`OutputParser::push_deltas`] after the route, but for plain reasoning.
     #[inline(never)]
     fn push_deltas_routed(&mut self, route: Route, text: &str, out: &mut Deltas) {
@@ -295,13 +274,15 @@ impl<R: ReasoningParser, T: ToolParser + Clone> OutputParser for Composed<R, T> 
     /// per delta inside reasoning).
     #[inline]
     fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
-        // After reasoning, the delta goes to the tool parser before anything else: this entry of
-        // the dynamic call then saves no registers and builds no frame, the tool parser's own
-        // fast paths (content, a run of a string argument) do the rest.
-        if self.reasoning.passes_through() && self.held.is_none() {
-            return self.push_tools(text, out);
+        if self.held.is_some() {
+            return self.push_routed(text, out);
         }
-        self.push_deltas_other(text, out);
+        // Plain reasoning and the content route are written here; the rest is one tail call away.
+        match self.reasoning.route(text) {
+            Route::Reasoning if !self.inline => out.reasoning(text),
+            Route::Content => self.tools.push_deltas(text, out),
+            route => self.push_deltas_routed(route, text, out),
+        }
     }
 
     fn finish(&mut self, out: &mut dyn Sink) {

@@ -50,16 +50,6 @@ pub trait ReasoningParser: Send {
         Route::Machine
     }
 
-    /// True when every delta now passes through to the tool parser untouched, whatever its text:
-    /// reasoning is over (or never was), nothing is held, nothing is watched. [`route`](Self::route)
-    /// would answer [`Route::Content`] for any text and change nothing. Lets a composed parser send
-    /// the delta on before anything else (a content or argument delta pays no more than a check).
-    /// Default: `false` (ask `route`).
-    #[inline]
-    fn passes_through(&self) -> bool {
-        false
-    }
-
     /// One-shot: reasoning and the rest of `text` (the rest as `content`, tool markup included).
     fn parse(&mut self, text: &str) -> ParsedMessage
     where
@@ -459,11 +449,6 @@ impl ReasoningParser for ThinkTagReasoningParser {
         }
     }
 
-    #[inline(always)]
-    fn passes_through(&self) -> bool {
-        self.state == State::Passthrough && self.watch.is_none() && self.carry.held().is_empty()
-    }
-
     fn finish(&mut self, out: &mut dyn ReasoningSink) {
         let mut carry = std::mem::take(&mut self.carry);
         carry.finish(self, |me, text| me.run(text, true, out));
@@ -486,10 +471,6 @@ impl ReasoningParser for NoReasoning {
     #[inline]
     fn route(&mut self, _text: &str) -> Route {
         Route::Content
-    }
-    #[inline]
-    fn passes_through(&self) -> bool {
-        true
     }
     fn finish(&mut self, _out: &mut dyn ReasoningSink) {}
     fn in_reasoning(&self) -> bool {
@@ -569,55 +550,5 @@ mod tests {
                 "cut {cut}"
             );
         }
-    }
-
-    /// `passes_through` says yes only where `route` sends any text to content and changes nothing:
-    /// after every piece of outputs that hold markers back, end reasoning, or stop at an
-    /// end-of-sequence token, from either stage, watched for a stray closer or not.
-    #[test]
-    fn passes_through_only_where_any_text_is_content() {
-        struct Drop;
-        impl ReasoningSink for Drop {
-            fn reasoning(&mut self, _: &str) {}
-            fn content(&mut self, _: &str) {}
-        }
-        let texts = [
-            "abc</think>def",
-            "<think>abc</think>de<thi",
-            "abc</thi",
-            "text <think>x</think> y",
-            "a<eos>b</think>c",
-            "abc",
-        ];
-        let probes = ["x", "</think>", "<", "</thi", "<eos>", "<calls>"];
-        let mut through = 0;
-        for stage in [Stage::Reasoning, Stage::Content] {
-            for from_default in [false, true] {
-                for text in texts {
-                    for size in 1..=3 {
-                        let mut parser = ThinkTagReasoningParser::new(&THINK, stage)
-                            .stage_from_default(from_default);
-                        let chars: Vec<char> = text.chars().collect();
-                        for piece in chars.chunks(size).map(String::from_iter) {
-                            parser.push(&piece, &mut Drop);
-                            if !parser.passes_through() {
-                                continue;
-                            }
-                            through += 1;
-                            for probe in probes {
-                                // Content, and nothing changed (a watch that sees a closer does).
-                                let mut routed = parser.clone();
-                                assert_eq!(
-                                    (routed.route(probe), format!("{routed:?}")),
-                                    (Route::Content, format!("{parser:?}")),
-                                    "{text:?} in pieces of {size} from {stage:?}, then {probe:?}"
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assert!(through > 20, "passed through after {through} pieces only");
     }
 }
