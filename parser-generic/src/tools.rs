@@ -73,6 +73,11 @@ struct Machine {
     block_calls: bool,
     /// Inside a JSON array of calls: where the element being read ends.
     element: ElementEnd,
+    /// The element is inside a string whose escape state is the call reader's
+    /// ([`JsonCall::after_backslash`]); `element.escaped` is stale until [`Machine::run`] reads it
+    /// back. Runs of the string then pass by the element without a check or an update per delta
+    /// (see `plain_arguments`).
+    element_follows: bool,
     scanner: JsonScanner,
     tools: Option<Arc<Tools>>,
     /// The open call's name (schema lookups).
@@ -110,6 +115,7 @@ impl GenericToolParser {
                 in_array: false,
                 block_calls: false,
                 element: ElementEnd::default(),
+                element_follows: false,
                 scanner: JsonScanner::object(),
                 tools: options.tools.clone(),
                 function: String::new(),
@@ -180,23 +186,18 @@ impl CallMachine for Machine {
     fn plain_arguments<S: Sink + ?Sized>(&mut self, text: &str, out: &mut S) -> bool {
         let took = match self.state {
             // In an array the element's end is tracked too. Inside a string, where its reader and
-            // the call's see the same escape (checked here), a run the call's reader takes stays
-            // inside the string for the element's as well (a valid JSON string run is one for the
-            // element's looser rules), which then ends after a backslash exactly when the call's
-            // reader does: the element follows without reading the bytes again.
-            State::Json if self.in_array => {
-                let pending = self.json.after_backslash();
-                if !self.element.in_string || self.element.escaped != pending {
+            // the call's see the same escape, a run the call's reader takes stays inside the string
+            // for the element's as well (a valid JSON string run is one for the element's looser
+            // rules), which then ends after a backslash exactly when the call's reader does: the
+            // element follows without reading the bytes again.
+            // The element follows the call's reader there (`element_follows`, set by `run`).
+            // The reader writes the run itself (decoded, or held before a late id).
+            State::Json => {
+                if self.in_array && !self.element_follows {
                     return false;
                 }
-                let took = self.json.take_plain_into(text, &mut self.calls, out);
-                if took {
-                    self.element.escaped = self.json.after_backslash();
-                }
-                return took;
+                return self.json.take_plain_into(text, &mut self.calls, out);
             }
-            // The reader writes the run itself (decoded, or held before a late id).
-            State::Json => return self.json.take_plain_into(text, &mut self.calls, out),
             State::ArgsObject => self.scanner.take_string_run(text),
             // Python arguments are kept for the conversion at `)`: a delta that stays inside a
             // string (escapes included) is kept as it is, as `py_args` would keep it (nothing is
@@ -238,6 +239,10 @@ impl Machine {
 impl Machine {
     /// Runs the state machine over `text`; returns how much was consumed.
     fn run(&mut self, text: &str, eof: bool, out: &mut dyn Sink) -> usize {
+        if std::mem::take(&mut self.element_follows) {
+            // Runs went by the element: its escape state is the call reader's.
+            self.element.escaped = self.json.after_backslash();
+        }
         let syntax = Arc::clone(&self.syntax);
         let s = &*syntax;
         let mut pos = 0;
@@ -356,7 +361,14 @@ impl Machine {
                     }
                     pos += used;
                     match end {
-                        CallEnd::Open => return pos,
+                        CallEnd::Open => {
+                            // Waiting inside a string with the escape the call's reader sees: the
+                            // element follows it until `run` comes back.
+                            self.element_follows = self.in_array
+                                && self.element.in_string
+                                && self.element.escaped == self.json.after_backslash();
+                            return pos;
+                        }
                         CallEnd::Closed { valid } => {
                             self.calls.end(out, valid);
                             self.block_calls = true;
