@@ -60,7 +60,7 @@ pub fn run() -> Result<ExitCode, String> {
     let python = venv(&root)?;
     let mut lines: Vec<Value> = Vec::new();
     let mut lark_disagrees: Vec<String> = Vec::new();
-    let mut per_parser: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut per_parser: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
     let mut strict_skipped = 0;
     let mut unread: Vec<String> = Vec::new();
     let cases = corpus(&root)?;
@@ -83,16 +83,16 @@ pub fn run() -> Result<ExitCode, String> {
             Verdict::Skipped | Verdict::Refused(_) => continue,
         };
         counts.1 += 1;
-        for line in case_lines(
+        let made = case_lines(
             entry,
             case,
             &accepted,
             &mut lark_disagrees,
             &mut strict_skipped,
             &mut unread,
-        ) {
-            lines.push(line);
-        }
+        );
+        counts.2 += structural_tags(&made);
+        lines.extend(made);
     }
     // The generic parser of every case's template whose format its constraint describes, whatever
     // route a model with that template takes.
@@ -115,20 +115,25 @@ pub fn run() -> Result<ExitCode, String> {
             Verdict::Skipped | Verdict::Refused(_) => continue,
         };
         counts.1 += 1;
-        lines.extend(case_lines(
+        let made = case_lines(
             parser,
             case,
             &accepted,
             &mut lark_disagrees,
             &mut strict_skipped,
             &mut unread,
-        ));
+        );
+        counts.2 += structural_tags(&made);
+        lines.extend(made);
     }
     println!(
-        "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars):"
+        "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars; \
+         structural tags checked on them):"
     );
-    for (parser, (cases, accepted)) in &per_parser {
-        println!("  {parser:<22} {cases:>4} cases, {accepted:>4} accepted");
+    for (parser, (cases, accepted, tags)) in &per_parser {
+        println!(
+            "  {parser:<22} {cases:>4} cases, {accepted:>4} accepted, {tags:>4} structural tags"
+        );
     }
     let strings: usize = lines
         .iter()
@@ -136,7 +141,7 @@ pub fn run() -> Result<ExitCode, String> {
             l["accept"].as_array().map_or(0, Vec::len) + l["refuse"].as_array().map_or(0, Vec::len)
         })
         .sum();
-    let tags = lines.iter().filter(|l| l["gbnf"].is_null()).count();
+    let tags = structural_tags(&lines);
     println!(
         "grammar-check: {} GBNF grammars and {tags} structural tags, {strings} texts, to xgrammar \
          (and the GBNF to llguidance's GBNF reader)",
@@ -187,6 +192,11 @@ pub fn run() -> Result<ExitCode, String> {
             ExitCode::FAILURE
         },
     )
+}
+
+/// How many of `lines` check a structural tag (the others check a GBNF grammar).
+fn structural_tags(lines: &[Value]) -> usize {
+    lines.iter().filter(|l| l["gbnf"].is_null()).count()
 }
 
 /// The generic parser of one template's analysis (`auto:TEMPLATE` in reports).
@@ -505,9 +515,12 @@ fn render(format: &Value, calls: &Calls) -> Option<String> {
             .collect::<Option<Vec<_>>>()?
             .concat(),
         "optional" => render(format.get("content")?, calls)?,
-        // The first way that writes the calls (a section, or the same calls without it).
-        "or" => (format.get("elements")?.as_array()?.iter())
-            .find_map(|element| render(element, calls))?,
+        // Tagged-parameter calls in a section or without it: the way the output took.
+        "or" if (format.get("elements")?.as_array()?.iter()).any(holds_copied_calls) => {
+            (format.get("elements")?.as_array()?.iter())
+                .find_map(|element| render(element, calls))?
+        }
+        "or" => render(format.get("elements")?.get(0)?, calls)?,
         "any_text" => "Let me see.".to_owned(),
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         // Optional whitespace (around the calls of tagged parameters): none.
@@ -579,7 +592,7 @@ fn copied_whole(tag: &Value) -> bool {
 }
 
 /// True when `format` is the calls of tagged parameters: a `tags_with_separator` of tags
-/// [`copied_whole`], alone or after whitespace in a `sequence`.
+/// [`copied_whole`], alone, after whitespace in a `sequence`, or in a section's `tag`.
 fn holds_copied_calls(format: &Value) -> bool {
     match format.get("type").and_then(Value::as_str) {
         Some("tags_with_separator") => format
@@ -588,6 +601,8 @@ fn holds_copied_calls(format: &Value) -> bool {
             .is_some_and(|tags| !tags.is_empty() && tags.iter().all(copied_whole)),
         Some("sequence") => (format.get("elements").and_then(Value::as_array))
             .is_some_and(|elements| elements.iter().any(holds_copied_calls)),
+        // Their section.
+        Some("tag") => format.get("content").is_some_and(holds_copied_calls),
         _ => false,
     }
 }
