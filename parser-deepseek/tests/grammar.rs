@@ -8,14 +8,12 @@ pub(crate) mod family;
 pub(crate) mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{Constraint, ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::{Constraint, ToolChoice};
 use parser_deepseek::markers::{CALL_END, CALLS_BEGIN, CALLS_END, EOS, THINK_CLOSE};
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance_of, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance_of, soundness};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads more than the format, and
 /// the grammar holds the model to the native shape of its generation.
@@ -57,19 +55,12 @@ const ASSISTANT_THINK: &str = "<｜User｜>Weather?<｜Assistant｜><think>\n";
 const ASSISTANT_NO_THINK: &str = "<｜User｜>Weather?<｜Assistant｜></think>";
 
 fn constraint(parser: &str, tail: &str, choice: ToolChoice, parallel: bool) -> Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
     let build = match parser {
         "r1" => parser_deepseek::constraint::r1,
         "v3" => parser_deepseek::constraint::v3,
         _ => parser_deepseek::constraint::v31,
     };
-    build(&options, &request).unwrap()
+    family::sampled_constraint(build, tail, choice, parallel)
 }
 
 #[rstest]

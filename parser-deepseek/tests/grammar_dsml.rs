@@ -78,14 +78,12 @@ fn constraint(
     choice: ToolChoice,
     parallel: bool,
 ) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_deepseek::constraint_dsml::v32(&options, &request).unwrap()
+    family::sampled_constraint(
+        parser_deepseek::constraint_dsml::v32,
+        tail,
+        choice,
+        parallel,
+    )
 }
 
 const THINKING_OFF: &str = "<｜Assistant｜></think>";

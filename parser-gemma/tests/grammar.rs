@@ -30,14 +30,7 @@ fn a_constraint_is_registered_from_the_spec() {
 const TAIL: &str = "<start_of_turn>user\nWeather?<end_of_turn>\n<start_of_turn>model\n";
 
 fn constraint(choice: ToolChoice, parallel: bool) -> Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_gemma::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_gemma::constraint, TAIL, choice, parallel)
 }
 
 fn block(call: &str) -> String {

@@ -116,6 +116,42 @@ pub struct Markers {
     pub call_id_suffix: String,
 }
 
+impl Markers {
+    /// Qwen3-Coder's markers: `<think>` … `</think>` reasoning and one
+    /// `<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n</tool_call>`
+    /// block per call (the framing newlines are whitespace the engine reads between tags).
+    ///
+    /// Several families write this shape (MiMo, MiniCPM-V, Nemotron 3 Nano, Seed-OSS with its own
+    /// reasoning and call tags): their specs start from it and change what differs.
+    ///
+    /// ```
+    /// use parser_generic::spec::Markers;
+    ///
+    /// let seed = Markers {
+    ///     reasoning_start: "<seed:think>".into(),
+    ///     reasoning_end: "</seed:think>".into(),
+    ///     ..Markers::qwen3_coder_xml()
+    /// };
+    /// assert_eq!(seed.arg_name_prefix, "<parameter=");
+    /// assert_eq!(seed.per_call_start, "<tool_call>");
+    /// ```
+    pub fn qwen3_coder_xml() -> Self {
+        Markers {
+            reasoning_start: "<think>".into(),
+            reasoning_end: "</think>".into(),
+            per_call_start: "<tool_call>".into(),
+            per_call_end: "</tool_call>".into(),
+            func_name_prefix: "<function=".into(),
+            func_name_suffix: ">".into(),
+            func_close: "</function>".into(),
+            arg_name_prefix: "<parameter=".into(),
+            arg_name_suffix: ">".into(),
+            arg_value_suffix: "</parameter>".into(),
+            ..Markers::default()
+        }
+    }
+}
+
 /// JSON field names of a JSON_NATIVE call.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]

@@ -42,14 +42,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_granite::constraint_granite4(&options, &request).unwrap()
+    family::sampled_constraint(parser_granite::constraint_granite4, TAIL, choice, parallel)
 }
 
 const PARIS: &str =

@@ -44,16 +44,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new()
-        .with_prompt_tail(NO_THINK)
-        .with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_hunyuan::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_hunyuan::constraint, NO_THINK, choice, parallel)
 }
 
 const PARIS: &str = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";

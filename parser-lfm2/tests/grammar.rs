@@ -59,14 +59,7 @@ const CLOSE: &str = "<|tool_call_end|>";
 const TAIL: &str = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n";
 
 fn constraint(choice: ToolChoice, parallel: bool) -> Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_lfm2::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_lfm2::constraint, TAIL, choice, parallel)
 }
 
 fn block(calls: &str) -> String {

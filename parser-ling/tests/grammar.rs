@@ -8,13 +8,11 @@ mod family;
 mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 const EOS: &[&str] = &["<|role_end|>"];
 const TAIL: &str = "<role>HUMAN</role>Weather?<|role_end|><role>ASSISTANT</role>\n<think>";
@@ -31,14 +29,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_ling::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_ling::constraint, TAIL, choice, parallel)
 }
 
 const PARIS: &str =

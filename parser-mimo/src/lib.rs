@@ -69,19 +69,7 @@ pub fn spec() -> Analysis {
     Analysis {
         reasoning: ReasoningMode::TagBased,
         tools: ToolFormat::TagWithTagged,
-        markers: Markers {
-            reasoning_start: "<think>".into(),
-            reasoning_end: "</think>".into(),
-            per_call_start: "<tool_call>".into(),
-            per_call_end: "</tool_call>".into(),
-            func_name_prefix: "<function=".into(),
-            func_name_suffix: ">".into(),
-            func_close: "</function>".into(),
-            arg_name_prefix: "<parameter=".into(),
-            arg_name_suffix: ">".into(),
-            arg_value_suffix: "</parameter>".into(),
-            ..Markers::default()
-        },
+        markers: Markers::qwen3_coder_xml(),
         capabilities: Capabilities {
             thinking_variable: Some("enable_thinking".into()),
             thinking_default: Some(true),

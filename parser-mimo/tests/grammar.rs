@@ -8,13 +8,11 @@ mod family;
 mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 const EOS: &[&str] = &["<|im_end|>"];
 const TAIL: &str = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>";
@@ -35,14 +33,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_mimo::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_mimo::constraint, TAIL, choice, parallel)
 }
 
 const PARIS: &str = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";

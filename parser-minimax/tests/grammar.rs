@@ -9,13 +9,11 @@ pub(crate) mod family;
 pub(crate) mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 const EOS: &[&str] = &["[e~["];
 const TAIL: &str = "]~b]user\nWeather?[e~[\n]~b]ai\n<think>\n";
@@ -48,14 +46,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_minimax::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_minimax::constraint, TAIL, choice, parallel)
 }
 
 const PARIS: &str = "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n</minimax:tool_call>";

@@ -10,7 +10,7 @@ mod llg;
 use std::path::Path;
 use std::sync::Arc;
 
-use parser_core::constraint::{Constraint, ConstraintRequest, ResponseFormat, ToolChoice};
+use parser_core::constraint::{Constraint, ConstraintRequest, ToolChoice};
 use parser_core::{ParseOptions, Tools, find_by_name};
 use parser_generic::constraint::format_description;
 use rstest::rstest;
@@ -62,14 +62,7 @@ const TAIL: &str = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\
 const THINK_TAIL: &str = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>";
 
 fn constraint(choice: ToolChoice, parallel: bool) -> Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_olmo::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_olmo::constraint, TAIL, choice, parallel)
 }
 
 fn block(calls: &str) -> String {

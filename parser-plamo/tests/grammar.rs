@@ -8,13 +8,11 @@ mod family;
 mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 const EOS: &[&str] = &["<|plamo:tag|>"];
 const TAIL: &str = "<|plamo:begin_think:plamo|>";
@@ -37,14 +35,7 @@ fn corpus_outputs_with_valid_calls_are_accepted() {
 }
 
 fn constraint(choice: ToolChoice, parallel: bool) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_plamo::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_plamo::constraint, TAIL, choice, parallel)
 }
 
 const PARIS: &str = "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{\"city\": \"Paris\"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>";

@@ -8,14 +8,12 @@ pub(crate) mod family;
 pub(crate) mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::ToolChoice;
 use parser_qwen::markers::{EOS, THINK_CLOSE, TOOL_CALL_END};
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads more than the format, and
 /// the grammar holds the model to the format (one JSON call object per block, blocks closed, nothing
@@ -70,14 +68,7 @@ fn constraint(
     choice: ToolChoice,
     parallel: bool,
 ) -> parser_core::constraint::Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(tail).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_qwen::constraint::qwen3(&options, &request).unwrap()
+    family::sampled_constraint(parser_qwen::constraint::qwen3, tail, choice, parallel)
 }
 
 const THINKING_OFF: &str = "<|im_start|>assistant\n<think>\n\n</think>\n\n";

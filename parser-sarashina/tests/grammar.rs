@@ -8,13 +8,11 @@ mod family;
 mod llg;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use parser_core::constraint::{Constraint, ConstraintRequest, ResponseFormat, ToolChoice};
-use parser_core::{ParseOptions, Tools};
+use parser_core::constraint::{Constraint, ToolChoice};
 use rstest::rstest;
 
-use family::{Setting, check_both, corpus_acceptance, sampled_tools, soundness};
+use family::{Setting, check_both, corpus_acceptance, soundness};
 
 /// Corpus cases the grammar refuses, each with the reason: the parser reads more than the format.
 const REFUSED: &[&str] = &[
@@ -48,14 +46,7 @@ const OPEN: &str = "<|tool_calls|>";
 const TAIL: &str = "<|user|>東京の天気は？</s><|assistant|>";
 
 fn constraint(choice: ToolChoice, parallel: bool) -> Constraint {
-    let tools = Arc::new(Tools::from_json(&sampled_tools()).unwrap());
-    let options = ParseOptions::new().with_prompt_tail(TAIL).with_tools(tools);
-    let request = ConstraintRequest {
-        tool_choice: choice,
-        parallel_tool_calls: parallel,
-        response_format: ResponseFormat::Text,
-    };
-    parser_sarashina::constraint(&options, &request).unwrap()
+    family::sampled_constraint(parser_sarashina::constraint, TAIL, choice, parallel)
 }
 
 fn block(calls: &str) -> String {

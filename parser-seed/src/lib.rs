@@ -65,13 +65,7 @@ pub fn spec() -> Analysis {
             reasoning_end: "</seed:think>".into(),
             per_call_start: "<seed:tool_call>".into(),
             per_call_end: "</seed:tool_call>".into(),
-            func_name_prefix: "<function=".into(),
-            func_name_suffix: ">".into(),
-            func_close: "</function>".into(),
-            arg_name_prefix: "<parameter=".into(),
-            arg_name_suffix: ">".into(),
-            arg_value_suffix: "</parameter>".into(),
-            ..Markers::default()
+            ..Markers::qwen3_coder_xml()
         },
         generation_prompt: "<seed:bos>assistant\n".into(),
         turn_start: vec!["<seed:bos>assistant".into()],
