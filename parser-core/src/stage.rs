@@ -227,7 +227,10 @@ impl DefaultStageWatch {
         joined[from_tail..from_tail + from_bytes]
             .copy_from_slice(&bytes[bytes.len() - from_bytes..]);
         let joined = &joined[..from_tail + from_bytes];
-        let keep = (1..joined.len().min(WATCH_TAIL) + 1)
+        // A proper prefix is shorter than its closer: only ends up to the longest closer less one
+        // byte need a look (7 for `</think>`, where every end up to the whole tail was tried).
+        let longest = closers.iter().map(|closer| closer.len()).max().unwrap_or(0);
+        let keep = (1..joined.len().min(WATCH_TAIL).min(longest.saturating_sub(1)) + 1)
             .rev()
             .find(|&keep| {
                 let end = &joined[joined.len() - keep..];

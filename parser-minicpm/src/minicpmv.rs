@@ -2,7 +2,7 @@
 //! tokenizer writes out restored in reasoning and content ([`crate::newlines`]).
 
 use parser_core::constraint::{Constraint, ConstraintRequest};
-use parser_core::{Error, OutputParser, ParseOptions, Parser, Sink, Stage};
+use parser_core::{Deltas, Error, OutputParser, ParseOptions, Parser, Sink, Stage};
 use parser_generic::DataParser;
 use parser_generic::spec::{Analysis, Capabilities, Markers, ReasoningMode, ToolFormat};
 
@@ -74,6 +74,13 @@ struct NewlinesRestored {
 
 impl OutputParser for NewlinesRestored {
     fn push(&mut self, text: &str, out: &mut dyn Sink) {
+        let mut sink = self.restoring.sink(out);
+        self.inner.push_into(text, &mut sink);
+    }
+
+    /// [`push`](OutputParser::push) with the restoring sink writing into the buffer with static
+    /// calls.
+    fn push_deltas(&mut self, text: &str, out: &mut Deltas) {
         let mut sink = self.restoring.sink(out);
         self.inner.push_into(text, &mut sink);
     }

@@ -28,17 +28,32 @@ pub(crate) struct Restorer {
 }
 
 impl Restorer {
-    /// Restores `text` (the next piece of this text) into `out`; with `last`, the text ends here
-    /// and nothing is held.
-    pub(crate) fn feed(&mut self, text: &str, last: bool, out: &mut String) {
+    /// Restores `text` (the next piece of this text) into `out`, piece by piece; with `last`, the
+    /// text ends here and nothing is held.
+    ///
+    /// What is kept as written is given out as pieces of `text` itself, not copied into a buffer
+    /// first: the copy cost about one instruction per byte of a one-shot parse, and the caller's
+    /// [`Deltas`](parser_core::Deltas) records a piece of the pushed text as a range of it. `out` is
+    /// never called with an empty piece.
+    pub(crate) fn feed(&mut self, text: &str, last: bool, out: &mut impl FnMut(&str)) {
         if self.held.is_empty() {
-            if !self.in_run && self.closer.is_none() && is_plain(text) {
-                out.push_str(text);
+            if !self.in_run && self.closer.is_none() {
+                // Plain text up to the first byte the rules look at: one search, whose answer the
+                // restoring loop starts from (a short delta is tested with a table lookup per
+                // byte first: nearly always it has none).
+                let plain = if text.len() <= SHORT && !LOOKED_AT.may_contain_marker(text) {
+                    text.len()
+                } else {
+                    next_looked_at(text)
+                };
+                if plain > 0 {
+                    out(&text[..plain]);
+                }
+                if plain < text.len() {
+                    self.restore(&text[plain..], last, out);
+                }
                 return;
             }
-            // Nothing held: read `text` where it is (a one-shot parse's whole reasoning, not copied
-            // first), and grow `out` once.
-            out.reserve(text.len());
             return self.restore(text, last, out);
         }
         let mut joined = std::mem::take(&mut self.scratch);
@@ -51,7 +66,7 @@ impl Restorer {
     }
 
     /// [`feed`](Self::feed) once the held tail and the new text are one text.
-    fn restore(&mut self, text: &str, last: bool, out: &mut String) {
+    fn restore(&mut self, text: &str, last: bool, out: &mut impl FnMut(&str)) {
         let bytes = text.as_bytes();
         let mut at = 0;
         while at < bytes.len() {
@@ -59,7 +74,7 @@ impl Restorer {
             if let Some(closer) = self.closer {
                 let marker = CLOSERS[closer];
                 if rest.starts_with(marker) {
-                    out.push_str(marker);
+                    out(marker);
                     at += marker.len();
                     self.closer = None;
                 } else if !last && marker.starts_with(rest) {
@@ -69,14 +84,14 @@ impl Restorer {
                     // Every closer starts with a byte the rules look at: the text before the next
                     // one is the span's.
                     let step = plain_run(rest);
-                    out.push_str(&rest[..step]);
+                    out(&rest[..step]);
                     at += step;
                 }
                 continue;
             }
             if self.in_run {
                 if bytes[at] == b'\\' {
-                    out.push('\\');
+                    out("\\");
                     at += 1;
                     continue;
                 }
@@ -99,14 +114,14 @@ impl Restorer {
                     } else {
                         (&long[..1], first + 1)
                     };
-                    out.push_str(opener);
+                    out(opener);
                     at += opener.len();
                     self.closer = Some(closer);
                 }
                 b'\\' => {
                     let run = rest.bytes().take_while(|&b| b == b'\\').count();
                     if run >= 2 {
-                        out.push_str(&rest[..run]);
+                        out(&rest[..run]);
                         at += run;
                         self.in_run = true;
                         continue;
@@ -126,7 +141,7 @@ impl Restorer {
                     } else {
                         ("\\", 1, None)
                     };
-                    out.push_str(written);
+                    out(written);
                     at += taken;
                     if closer.is_some() {
                         self.closer = closer;
@@ -134,7 +149,7 @@ impl Restorer {
                 }
                 _ => {
                     let step = plain_run(rest);
-                    out.push_str(&rest[..step]);
+                    out(&rest[..step]);
                     at += step;
                 }
             }
@@ -149,17 +164,15 @@ impl Restorer {
 /// vectorised search (a byte-at-a-time loop cost ~8 instructions a byte of a one-shot parse).
 static LOOKED_AT: MarkerSet = MarkerSet::new(&[&["\\", "`", "$"]]);
 
+/// Up to this length a delta is first tested for a byte the rules look at (a streamed token or a
+/// few), rather than searched.
+const SHORT: usize = 16;
+
 /// The offset of the next byte the rules look at, or the length of `text`.
 fn next_looked_at(text: &str) -> usize {
     LOOKED_AT
         .find(text, true)
         .map_or(text.len(), |found| found.start())
-}
-
-/// True when `text` has no byte the rules look at.
-fn is_plain(text: &str) -> bool {
-    // Every marker is one byte: a text with no byte that starts one holds none.
-    !LOOKED_AT.may_contain_marker(text)
 }
 
 /// The length of the text before the next byte the rules look at (at least one character).
@@ -188,43 +201,43 @@ pub(crate) struct Restoring {
     reasoning: Restorer,
     content: Restorer,
     last: Last,
-    buffer: String,
 }
 
 impl Restoring {
     /// A sink that restores the texts the inner parser writes into `out`.
-    pub(crate) fn sink<'a>(&'a mut self, out: &'a mut dyn Sink) -> RestoringSink<'a> {
+    pub(crate) fn sink<'a, S: Sink + ?Sized>(&'a mut self, out: &'a mut S) -> RestoringSink<'a, S> {
         RestoringSink { state: self, out }
     }
 }
 
-/// See [`Restoring::sink`].
-pub(crate) struct RestoringSink<'a> {
+/// See [`Restoring::sink`]. Generic over the caller's sink, so that writing into the
+/// [`Parser`](parser_core::Parser)'s own buffer is a static call.
+pub(crate) struct RestoringSink<'a, S: Sink + ?Sized> {
     state: &'a mut Restoring,
-    out: &'a mut dyn Sink,
+    out: &'a mut S,
 }
 
-impl RestoringSink<'_> {
+impl<S: Sink + ?Sized> RestoringSink<'_, S> {
     /// Gives out the held tail of the text written last, if `next` is another kind.
+    #[inline(always)]
     fn switch(&mut self, next: Last) {
-        let state = &mut *self.state;
-        if state.last == next {
-            return;
+        if self.state.last != next {
+            self.switch_to(next);
         }
-        state.buffer.clear();
+    }
+
+    /// [`switch`](Self::switch) to another kind (out of the common path).
+    #[inline(never)]
+    fn switch_to(&mut self, next: Last) {
+        let state = &mut *self.state;
+        let out = &mut *self.out;
         match state.last {
-            Last::Reasoning => {
-                state.reasoning.feed("", true, &mut state.buffer);
-                if !state.buffer.is_empty() {
-                    self.out.reasoning(&state.buffer);
-                }
-            }
-            Last::Content => {
-                state.content.feed("", true, &mut state.buffer);
-                if !state.buffer.is_empty() {
-                    self.out.content(&state.buffer);
-                }
-            }
+            Last::Reasoning => state
+                .reasoning
+                .feed("", true, &mut |piece| out.reasoning(piece)),
+            Last::Content => state
+                .content
+                .feed("", true, &mut |piece| out.content(piece)),
             Last::Nothing | Last::Call => {}
         }
         state.last = next;
@@ -236,25 +249,21 @@ impl RestoringSink<'_> {
     }
 }
 
-impl Sink for RestoringSink<'_> {
+impl<S: Sink + ?Sized> Sink for RestoringSink<'_, S> {
     fn reasoning(&mut self, text: &str) {
         self.switch(Last::Reasoning);
-        let state = &mut *self.state;
-        state.buffer.clear();
-        state.reasoning.feed(text, false, &mut state.buffer);
-        if !state.buffer.is_empty() {
-            self.out.reasoning(&state.buffer);
-        }
+        let out = &mut *self.out;
+        self.state
+            .reasoning
+            .feed(text, false, &mut |piece| out.reasoning(piece));
     }
 
     fn content(&mut self, text: &str) {
         self.switch(Last::Content);
-        let state = &mut *self.state;
-        state.buffer.clear();
-        state.content.feed(text, false, &mut state.buffer);
-        if !state.buffer.is_empty() {
-            self.out.content(&state.buffer);
-        }
+        let out = &mut *self.out;
+        self.state
+            .content
+            .feed(text, false, &mut |piece| out.content(piece));
     }
 
     fn tool_call_start(&mut self, index: usize, id: &str, name: &str) {
@@ -279,8 +288,28 @@ mod tests {
 
     fn restore(text: &str) -> String {
         let mut out = String::new();
-        Restorer::default().feed(text, true, &mut out);
+        Restorer::default().feed(text, true, &mut |piece| out.push_str(piece));
         out
+    }
+
+    /// What the rules leave alone is given out as pieces of the fed text itself, not copies: a
+    /// plain text whole, and the plain run before a written-out newline.
+    #[test]
+    fn plain_text_is_given_out_in_place() {
+        fn pieces(text: &str, last: bool) -> Vec<(*const u8, usize)> {
+            let mut pieces = Vec::new();
+            Restorer::default().feed(text, last, &mut |piece| {
+                pieces.push((piece.as_ptr(), piece.len()))
+            });
+            pieces
+        }
+        let plain = "nothing to restore in this prose, é";
+        assert_eq!(pieces(plain, false), [(plain.as_ptr(), plain.len())]);
+        assert_eq!(pieces(&plain[..3], false), [(plain.as_ptr(), 3)]);
+        let text = "a plain run first\\nthen a newline written out";
+        let run = text.find('\\').unwrap_or(0);
+        assert_eq!(pieces(text, true)[0], (text.as_ptr(), run));
+        assert_eq!(restore(text), text.replacen("\\n", "\n", 1));
     }
 
     #[test]
@@ -294,17 +323,19 @@ mod tests {
             for split in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
                 let mut restorer = Restorer::default();
                 let mut out = String::new();
-                restorer.feed(&text[..split], false, &mut out);
-                restorer.feed(&text[split..], false, &mut out);
-                restorer.feed("", true, &mut out);
+                restorer.feed(&text[..split], false, &mut |piece| out.push_str(piece));
+                restorer.feed(&text[split..], false, &mut |piece| out.push_str(piece));
+                restorer.feed("", true, &mut |piece| out.push_str(piece));
                 assert_eq!(out, whole, "split at {split}");
             }
             let mut restorer = Restorer::default();
             let mut out = String::new();
             for c in text.chars() {
-                restorer.feed(c.encode_utf8(&mut [0; 4]), false, &mut out);
+                restorer.feed(c.encode_utf8(&mut [0; 4]), false, &mut |piece| {
+                    out.push_str(piece)
+                });
             }
-            restorer.feed("", true, &mut out);
+            restorer.feed("", true, &mut |piece| out.push_str(piece));
             assert_eq!(out, whole, "char by char");
         }
     }
