@@ -24,10 +24,11 @@
 //! exact strings (`<tool_call>\n{"name": …`) where the grammars allow any whitespace, and `triggered_tags`
 //! allow text after the calls: each is checked on the accepted output's calls written in its own framing
 //! (see [`structural_line`]), or, for element calls (Kimi K3, MiniMax-M3) whose arguments this module
-//! does not write, copied from the output ([`copied_call_tag`]). A structural tag whose calls can be
-//! neither written nor copied is not checked: the tagged-parameter formats (Qwen3-Coder, GLM and its
-//! kin), whose structural tags write the parameters in declared order with the template's padding and
-//! so refuse some corpus outputs the grammars accept (copying their calls showed 67 such refusals).
+//! does not write, copied from the output ([`copied_call_tag`]). The calls of tagged parameters
+//! (Qwen3-Coder, GLM and its kin), whose structural tag holds a grammar of the whole call up to the
+//! next one, are copied from the output with the whitespace between them, their section too
+//! ([`copied_calls`]): the structural tag must accept the model's own calls as the grammars do (any
+//! parameter order, padded or unpadded values, any whitespace between calls).
 //!
 //! The Python engines live in a venv made once under the target directory
 //! (`python3 -m venv`, `pip install --no-deps -r xtask/python/requirements.txt`, ~130 MB), remade
@@ -59,7 +60,7 @@ pub fn run() -> Result<ExitCode, String> {
     let python = venv(&root)?;
     let mut lines: Vec<Value> = Vec::new();
     let mut lark_disagrees: Vec<String> = Vec::new();
-    let mut per_parser: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut per_parser: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
     let mut strict_skipped = 0;
     let mut unread: Vec<String> = Vec::new();
     let cases = corpus(&root)?;
@@ -82,16 +83,16 @@ pub fn run() -> Result<ExitCode, String> {
             Verdict::Skipped | Verdict::Refused(_) => continue,
         };
         counts.1 += 1;
-        for line in case_lines(
+        let made = case_lines(
             entry,
             case,
             &accepted,
             &mut lark_disagrees,
             &mut strict_skipped,
             &mut unread,
-        ) {
-            lines.push(line);
-        }
+        );
+        counts.2 += structural_tags(&made);
+        lines.extend(made);
     }
     // The generic parser of every case's template whose format its constraint describes, whatever
     // route a model with that template takes.
@@ -114,20 +115,25 @@ pub fn run() -> Result<ExitCode, String> {
             Verdict::Skipped | Verdict::Refused(_) => continue,
         };
         counts.1 += 1;
-        lines.extend(case_lines(
+        let made = case_lines(
             parser,
             case,
             &accepted,
             &mut lark_disagrees,
             &mut strict_skipped,
             &mut unread,
-        ));
+        );
+        counts.2 += structural_tags(&made);
+        lines.extend(made);
     }
     println!(
-        "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars):"
+        "grammar-check: corpus cases per parser (with a constraint; accepted by the grammars; \
+         structural tags checked on them):"
     );
-    for (parser, (cases, accepted)) in &per_parser {
-        println!("  {parser:<22} {cases:>4} cases, {accepted:>4} accepted");
+    for (parser, (cases, accepted, tags)) in &per_parser {
+        println!(
+            "  {parser:<22} {cases:>4} cases, {accepted:>4} accepted, {tags:>4} structural tags"
+        );
     }
     let strings: usize = lines
         .iter()
@@ -135,7 +141,7 @@ pub fn run() -> Result<ExitCode, String> {
             l["accept"].as_array().map_or(0, Vec::len) + l["refuse"].as_array().map_or(0, Vec::len)
         })
         .sum();
-    let tags = lines.iter().filter(|l| l["gbnf"].is_null()).count();
+    let tags = structural_tags(&lines);
     println!(
         "grammar-check: {} GBNF grammars and {tags} structural tags, {strings} texts, to xgrammar \
          (and the GBNF to llguidance's GBNF reader)",
@@ -186,6 +192,11 @@ pub fn run() -> Result<ExitCode, String> {
             ExitCode::FAILURE
         },
     )
+}
+
+/// How many of `lines` check a structural tag (the others check a GBNF grammar).
+fn structural_tags(lines: &[Value]) -> usize {
+    lines.iter().filter(|l| l["gbnf"].is_null()).count()
 }
 
 /// The generic parser of one template's analysis (`auto:TEMPLATE` in reports).
@@ -493,7 +504,8 @@ struct Calls<'a> {
 
 /// `calls` written as the structural tag `format` frames them: reasoning and free text as short
 /// sentences, each call with the tag of its function, calls joined by the tags' separator (one section
-/// holding them all, where a section tag wraps them). `None` when the format has no tag for a call.
+/// holding them all, where a section tag wraps them); the calls of tagged parameters copied from the
+/// output as the model wrote them ([`copied_calls`]). `None` when the format has no tag for a call.
 fn render(format: &Value, calls: &Calls) -> Option<String> {
     let kind = format.get("type")?.as_str()?;
     let tags = |format: &Value| format.get("tags").and_then(Value::as_array).cloned();
@@ -503,14 +515,28 @@ fn render(format: &Value, calls: &Calls) -> Option<String> {
             .collect::<Option<Vec<_>>>()?
             .concat(),
         "optional" => render(format.get("content")?, calls)?,
+        // Tagged-parameter calls in a section or without it: the way the output took.
+        "or" if (format.get("elements")?.as_array()?.iter()).any(holds_copied_calls) => {
+            (format.get("elements")?.as_array()?.iter())
+                .find_map(|element| render(element, calls))?
+        }
         "or" => render(format.get("elements")?.get(0)?, calls)?,
         "any_text" => "Let me see.".to_owned(),
         "const_string" => format.get("value")?.as_str()?.to_owned(),
+        // Optional whitespace (around the calls of tagged parameters): none.
+        "regex" if format.get("pattern")? == WHITESPACE => String::new(),
+        // A section of tagged-parameter calls: copied whole, the whitespace in it included.
+        "tag" if holds_copied_calls(format.get("content")?) => {
+            copied_section(format, calls.output)?
+        }
         "tag" => {
             // A reasoning block or a section: its content holds no call of its own.
             let begin = format.get("begin")?.as_str()?;
             let end = format.get("end")?.as_str()?;
             format!("{begin}{}{end}", render(format.get("content")?, calls)?)
+        }
+        "tags_with_separator" if holds_copied_calls(format) => {
+            copied_calls(&tags(format)?, calls.output)?
         }
         "tags_with_separator" => {
             let tags = tags(format)?;
@@ -524,12 +550,20 @@ fn render(format: &Value, calls: &Calls) -> Option<String> {
             let tags = tags(format)?;
             // A section tag (its content holds the calls' tags) takes them all.
             let section = tags.iter().find(|tag| {
-                tag.get("content")
-                    .and_then(|c| c.get("type"))
-                    .is_some_and(|t| t == "tags_with_separator")
+                tag.get("content").is_some_and(|content| {
+                    content
+                        .get("type")
+                        .is_some_and(|t| t == "tags_with_separator")
+                        || holds_copied_calls(content)
+                })
             });
             let written = match section {
+                // Tagged-parameter calls may also stand without their section.
+                Some(section) if holds_copied_calls(section.get("content")?) => {
+                    render(section, calls).or_else(|| copied_calls(&tags, calls.output))?
+                }
                 Some(section) => render(section, calls)?,
+                None if tags.iter().all(copied_whole) => copied_calls(&tags, calls.output)?,
                 None => (calls.calls.iter().enumerate())
                     .map(|(at, call)| call_tag(&tags, call, at, calls.output))
                     .collect::<Option<Vec<_>>>()?
@@ -539,6 +573,64 @@ fn render(format: &Value, calls: &Calls) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// The optional whitespace of a structural tag's `regex` (around the calls of tagged parameters).
+const WHITESPACE: &str = r"[ \t\n\r]*";
+
+/// True for the tag of a call with tagged parameters (Qwen3-Coder, GLM and its kin): it begins at
+/// the call's opener and its `grammar` holds the rest of the call, its closer and the whitespace
+/// after it (its `end` is empty). Such a call cannot be cut out of an output by its `begin` and
+/// `end`, and writing its parameters here would be a third implementation of their syntax: the
+/// model's own calls are copied instead ([`copied_calls`]).
+fn copied_whole(tag: &Value) -> bool {
+    tag.get("end").and_then(Value::as_str) == Some("")
+        && tag
+            .get("content")
+            .and_then(|c| c.get("type"))
+            .is_some_and(|t| t == "grammar")
+}
+
+/// True when `format` is the calls of tagged parameters: a `tags_with_separator` of tags
+/// [`copied_whole`], alone, after whitespace in a `sequence`, or in a section's `tag`.
+fn holds_copied_calls(format: &Value) -> bool {
+    match format.get("type").and_then(Value::as_str) {
+        Some("tags_with_separator") => format
+            .get("tags")
+            .and_then(Value::as_array)
+            .is_some_and(|tags| !tags.is_empty() && tags.iter().all(copied_whole)),
+        Some("sequence") => (format.get("elements").and_then(Value::as_array))
+            .is_some_and(|elements| elements.iter().any(holds_copied_calls)),
+        // Their section.
+        Some("tag") => format.get("content").is_some_and(holds_copied_calls),
+        _ => false,
+    }
+}
+
+/// The calls of tagged parameters as the output holds them: from the first call's opener (a tag's
+/// `begin`) to the end of the output, the whitespace between the calls as the model wrote it. The
+/// output the grammars accepted has no opener before its first call (free text, reasoning and
+/// values exclude the markers) and nothing after its last but whitespace.
+fn copied_calls(tags: &[Value], output: &str) -> Option<String> {
+    let start = (tags.iter())
+        .filter_map(|tag| tag.get("begin")?.as_str())
+        .filter(|begin| !begin.is_empty())
+        .filter_map(|begin| output.find(begin))
+        .min()?;
+    Some(output[start..].trim_end().to_owned())
+}
+
+/// A section of tagged-parameter calls as the output holds it: from its opener to its last closer.
+fn copied_section(section: &Value, output: &str) -> Option<String> {
+    let begin = section.get("begin")?.as_str()?;
+    let end = section.get("end")?.as_str()?;
+    let start = output.find(begin).filter(|_| !begin.is_empty())?;
+    let stop = if end.is_empty() {
+        output.trim_end().len()
+    } else {
+        start + output[start..].rfind(end)? + end.len()
+    };
+    Some(output[start..stop].to_owned())
 }
 
 /// One call through the tag of its function, written here ([`written_call_tag`]) or, for a tag whose
@@ -555,8 +647,9 @@ fn call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<
 fn copied_call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> Option<String> {
     let framings: Vec<(&str, &str)> = (tags.iter())
         // Only a tag whose content is one of our own grammars: those accept what the Lark and GBNF
-        // forms accept, checked on the same outputs. A tag of tagged parameters (a `sequence`) is
-        // written in one layout (declared order, the template's padding), stricter than the output.
+        // forms accept, checked on the same outputs. A tag of tagged parameters is copied with the
+        // calls around it ([`copied_calls`]).
+        .filter(|tag| !copied_whole(tag))
         .filter(|tag| {
             tag.get("content")
                 .and_then(|c| c.get("type"))
@@ -588,7 +681,7 @@ fn copied_call_tag(tags: &[Value], call: &ToolCall, at: usize, output: &str) -> 
 /// with it quoted and followed by more framing (`{"name": "NAME", "arguments": `).
 fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String> {
     let quoted = serde_json::to_string(&call.name).ok()?;
-    let tag = tags.iter().find(|tag| {
+    let tag = tags.iter().filter(|tag| !copied_whole(tag)).find(|tag| {
         tag.get("begin")
             .and_then(Value::as_str)
             .is_some_and(|begin| {
@@ -602,10 +695,6 @@ fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String
                     // `<NS:parameter name="KEY">` elements.
                     || (begin.ends_with(&format!("invoke name=\"{}\">", call.name))
                         && invoke_parameters(tag).is_some())
-                    // An invoke of tagged parameters (DSML's `<｜DSML｜invoke name="NAME">`).
-                    || (begin.ends_with(&format!(" name=\"{}\">", call.name))
-                        && tag.get("content").and_then(|c| c.get("type"))
-                            .is_some_and(|t| t == "sequence" || t == "const_string"))
                     || begin.ends_with(&format!("{}(", call.name))
             })
             || constants(tag).iter().any(|constant| {
@@ -704,26 +793,6 @@ fn content(
                 .collect::<Vec<_>>()
                 .join(", ")
         }
-        // A tagged parameter (`<parameter=KEY>`, `<arg_key>KEY</arg_key><arg_value>`, …) in the
-        // structural tag's layout: its value, a string raw and anything else as JSON.
-        "tag" => {
-            let begin = format.get("begin")?.as_str()?;
-            let end = format.get("end")?.as_str()?;
-            format!("{begin}{}{end}", parameter_value(begin, call)?)
-        }
-        // An optional parameter: written when the call has it.
-        "optional" => {
-            let inner = format.get("content")?;
-            let begin = inner.get("begin").and_then(Value::as_str);
-            if begin
-                .and_then(|begin| parameter_value(begin, call))
-                .is_some()
-            {
-                content(inner, call, at, gemma_call, dict_call, invoke)?
-            } else {
-                String::new()
-            }
-        }
         "const_string" => format.get("value")?.as_str()?.to_owned(),
         "regex" if format.get("pattern")? == "[0-9]+" => at.to_string(),
         "sequence" => (format.get("elements")?.as_array()?.iter())
@@ -731,24 +800,6 @@ fn content(
             .collect::<Option<Vec<_>>>()?
             .concat(),
         _ => return None,
-    })
-}
-
-/// The value of the argument a parameter tag's `begin` names (the longest argument name it holds as
-/// a word), a string raw and anything else as JSON.
-fn parameter_value(begin: &str, call: &ToolCall) -> Option<String> {
-    let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    let (_, value) = (arguments.as_object()?.iter())
-        .filter(|(key, _)| {
-            begin.match_indices(key.as_str()).any(|(at, _)| {
-                !begin[..at].ends_with(word) && !begin[at + key.len()..].starts_with(word)
-            })
-        })
-        .max_by_key(|(key, _)| key.len())?;
-    Some(match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
     })
 }
 

@@ -421,7 +421,8 @@ pub struct ParameterTags {
     /// `</function>`): a raw value never contains them.
     pub value_stops: Vec<Cow<'static, str>>,
     /// The whitespace a model writes before each parameter and, with `space_before_value`, before the
-    /// value opener, for the structural tag (whose tag boundaries are exact strings).
+    /// value opener. Descriptive only: every form, the structural tag included (its calls of tagged
+    /// parameters are a grammar), accepts any whitespace there.
     pub padding: Cow<'static, str>,
 }
 

@@ -28,19 +28,22 @@
 //! A JSON call whose id comes first ([`CallName::JsonFieldsIdFirst`]) begins with the id's key; its
 //! content is the id's digits, then the name and arguments keys around the name, then the arguments.
 //!
-//! A call with tagged parameters ([`CallName::Parameters`]) is a `tag` whose content is a `sequence` of
-//! one `tag` per declared property, in declared order (an optional property in an `optional`): the
-//! structural tag, unlike the grammars, does not let the parameters come in any order. Each value is
-//! its `json_schema`, or for a raw string `any_text`, a `regex` (length bounds) or an `or` of its
-//! values.
+//! Calls with tagged parameters ([`CallName::Parameters`]) are one `tag` from the calls' opener,
+//! whose content is a `grammar`: the GBNF of the rest of a call of any tool, as the Lark and GBNF forms
+//! write it (parameters in any order up to [`ANY_ORDER_LIMIT`](super::ANY_ORDER_LIMIT), values framed
+//! or not, whitespace where they allow it), through the call's closer and the whitespace after it.
+//! Its `end` is empty, the calls' separator is the format's without its whitespace, and whitespace
+//! may stand before the calls of a required call and around a section's: a corpus output the
+//! grammars accept, the structural tag accepts too.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::grammar::{Grammar, Node};
 use super::{
-    CallName, ParameterTags, ReasoningStart, Shape, ValueForm, counted_except, properties,
-    value_form, value_stops,
+    CallName, CallTool, FormatDescription, ParameterTags, ReasoningStart, Shape, counted_except,
+    parameter_rules, value_stops,
 };
 
 /// A JSON object of these members, each value converted into a [`Json`]: its members sorted by name,
@@ -200,13 +203,13 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
     let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value.to_owned()};
-    // The characters no counted raw value holds: the same for every tool, made once.
-    let mut except: Option<Vec<char>> = None;
     let mut python = super::python::ArgumentGrammars::default();
-    let tags: Vec<Json<'s>> = shape
-        .tools
-        .iter()
-        .map(|tool| {
+    let tags: Vec<Json<'s>> = match &calls.name {
+        // One tag for the calls of every tool (see `parameters_calls`).
+        CallName::Parameters { parameters, .. } if !shape.tools.is_empty() => {
+            vec![parameters_calls(format, &shape.tools, parameters)]
+        }
+        _ => shape.tools.iter().map(|tool| {
             let (tool_name, schema) = (&tool.name, tool.parameters());
             let arguments =
                 || object! {"type": "json_schema", "json_schema": Json::Schema(Cow::Borrowed(schema))};
@@ -312,48 +315,8 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                         "end": format!("{}{}", calls.padding, calls.call_end),
                     }
                 }
-                CallName::Parameters {
-                    prefix,
-                    suffix,
-                    parameters,
-                    end,
-                } => {
-                    let except = except.get_or_insert_with(|| {
-                        counted_except(parameters, &value_stops(parameters, &format.markers()))
-                    });
-                    let begin = if prefix.is_empty() {
-                        format!("{}{}{suffix}", calls.call_begin, tool_name)
-                    } else {
-                        format!(
-                            "{}{}{prefix}{}{suffix}",
-                            calls.call_begin, calls.padding, tool_name
-                        )
-                    };
-                    let elements: Vec<Json<'s>> = properties(schema)
-                        .into_iter()
-                        .map(|(name, schema, required)| {
-                            let element = parameter(parameters, name, schema, except);
-                            if required {
-                                element
-                            } else {
-                                object! {"type": "optional", "content": element}
-                            }
-                        })
-                        .collect();
-                    let content = if elements.is_empty() {
-                        const_string("")
-                    } else {
-                        object! {"type": "sequence", "elements": elements}
-                    };
-                    let end = if end.is_empty() {
-                        format!("{}{}", parameters.padding, calls.call_end)
-                    } else {
-                        format!(
-                            "{}{end}{}{}",
-                            parameters.padding, calls.padding, calls.call_end
-                        )
-                    };
-                    object! {"type": "tag", "begin": begin, "content": content, "end": end}
+                CallName::Parameters { parameters, .. } => {
+                    parameters_calls(format, std::slice::from_ref(tool), parameters)
                 }
                 // One call per line: the padding stands inside the section's markers instead.
                 CallName::Python if format.python_lines() => object! {
@@ -441,7 +404,8 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                 },
             }
         })
-        .collect();
+        .collect(),
+    };
     let free = || object! {"type": "any_text"};
     // A bare format's text cannot open a call: the parser would read one.
     let opening = format
@@ -462,11 +426,18 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
         answer
     } else {
         let stop_after_first = !shape.parallel;
+        // Calls of tagged parameters end with the whitespace after them (see `parameters_calls`).
+        let widened = matches!(calls.name, CallName::Parameters { .. });
+        let separator = if widened {
+            calls.separator.trim()
+        } else {
+            calls.separator.as_ref()
+        };
         let with_separator = |tags: Vec<Json<'s>>| {
             let calls_of = object! {
                 "type": "tags_with_separator",
                 "tags": tags,
-                "separator": calls.separator.as_ref(),
+                "separator": separator,
                 "at_least_one": true,
                 "stop_after_first": stop_after_first,
             };
@@ -477,7 +448,7 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                 calls_of
             }
         };
-        match &calls.section {
+        let block = match &calls.section {
             None if shape.required => with_separator(tags),
             // Bare calls (no marker to trigger on): the calls, or text that cannot open one.
             None if format.is_bare() => object! {"type": "or", "elements": vec![
@@ -502,10 +473,19 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     (opener.to_string(), closer.to_string())
                 };
                 let section = |tags: Vec<Json<'s>>| {
+                    let content = if widened {
+                        // Whitespace before the first call, as the grammars allow.
+                        object! {"type": "sequence", "elements": vec![
+                            whitespace(),
+                            with_separator(tags),
+                        ]}
+                    } else {
+                        with_separator(tags)
+                    };
                     object! {
                         "type": "tag",
                         "begin": begin.clone(),
-                        "content": with_separator(tags),
+                        "content": content,
                         "end": end.clone(),
                     }
                 };
@@ -535,6 +515,17 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                     }
                 }
             }
+        };
+        if widened && shape.required {
+            // Whitespace before the calls and after a section, as the grammars allow (a call of
+            // tagged parameters holds the whitespace after it).
+            let mut elements = vec![whitespace(), block];
+            if calls.section.is_some() {
+                elements.push(whitespace());
+            }
+            object! {"type": "sequence", "elements": elements}
+        } else {
+            block
         }
     };
     let rest = match (&shape.json, shape.tools.is_empty(), shape.required) {
@@ -572,44 +563,44 @@ fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
 }
 
-/// One parameter as a `tag`: its name and value opener in `begin`, its value, its closer in `end`.
-fn parameter<'s>(tags: &ParameterTags, name: &str, schema: &'s Value, except: &[char]) -> Json<'s> {
-    let space = if tags.space_before_value {
-        tags.padding.as_ref()
-    } else {
-        ""
-    };
-    let key = format!(
-        "{}{}{name}{}{space}",
-        tags.padding, tags.key_open, tags.key_close
-    );
-    let raw = |content: Json<'s>| {
-        object! {
-            "type": "tag",
-            "begin": format!("{key}{}{}", tags.string_open, tags.framing),
-            "content": content,
-            "end": format!("{}{}", tags.framing, tags.value_close),
-        }
-    };
-    match value_form(schema) {
-        ValueForm::Json(schema) => object! {
-            "type": "tag",
-            "begin": format!("{key}{}{}", tags.json_open, tags.framing),
-            "content": object! {"type": "json_schema", "json_schema": Json::Schema(schema)},
-            "end": format!("{}{}", tags.framing, tags.value_close),
-        },
-        ValueForm::OneOf(values) => raw(object! {"type": "or", "elements": values
-        .into_iter()
-        .map(|value| object! {"type": "const_string", "value": value})
-        .collect::<Vec<_>>()}),
-        ValueForm::Counted { min, max } => {
-            let class: String = except
-                .iter()
-                .map(|c| super::grammar::regex_escape(&c.to_string()))
-                .collect();
-            let pattern = format!("[^{class}]{}", super::grammar::repetition(min, max));
-            raw(object! {"type": "regex", "pattern": pattern})
-        }
-        ValueForm::Free => raw(object! {"type": "any_text"}),
+/// The calls with tagged parameters ([`CallName::Parameters`]) as one `tag` from the calls' opener,
+/// whose content is a `grammar` (xgrammar reads GBNF as its EBNF) of the rest of a call of any of
+/// `tools` as the Lark and GBNF forms write it — the name, the parameters in any order (up to
+/// [`ANY_ORDER_LIMIT`]), values with or without their framing, whitespace wherever those forms allow
+/// it — through the call's closer and the whitespace after it, so that its `end` is empty and any
+/// whitespace may stand between two calls (the tags' separator is the format's without its
+/// whitespace).
+///
+/// The opener alone begins the tag: the grammars allow whitespace between it and the name's prefix,
+/// which no exact `begin` can say; and one grammar for every tool renders what the tools share (a
+/// value's schema, the text of a raw value) once.
+///
+/// [`ANY_ORDER_LIMIT`]: super::ANY_ORDER_LIMIT
+fn parameters_calls<'s>(
+    format: &'s FormatDescription,
+    tools: &[CallTool],
+    tags: &ParameterTags,
+) -> Json<'s> {
+    let stops = value_stops(tags, &format.markers());
+    let excluded = counted_except(tags, &stops);
+    let values = (stops.into(), excluded);
+    let mut rules = Vec::with_capacity(1 + tools.len() * 10);
+    rules.push(("root".to_owned(), Node::Seq(Vec::new())));
+    let mut calls = Vec::with_capacity(tools.len());
+    for (at, tool) in tools.iter().enumerate() {
+        calls.push(format.call_tail(at, tool));
+        rules.extend(parameter_rules(at, tool, tags, &values));
     }
+    rules[0].1 = Node::Seq(vec![Node::Alt(calls), Node::Ws]);
+    object! {
+        "type": "tag",
+        "begin": format.calls.call_begin.as_ref(),
+        "content": object! {"type": "grammar", "grammar": Grammar { rules }.gbnf()},
+        "end": "",
+    }
+}
+
+/// Optional whitespace, as the grammars' `Node::Ws` writes it.
+fn whitespace<'s>() -> Json<'s> {
+    object! {"type": "regex", "pattern": r"[ \t\n\r]*"}
 }

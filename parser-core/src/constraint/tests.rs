@@ -598,14 +598,33 @@ fn tagged_parameters_in_the_structural_tag() {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    let call = &constraint.structural_tag()["format"]["tags"][0];
-    assert_eq!(call["begin"], "<call>\n<f=f>");
-    assert_eq!(call["end"], "\n</f>\n</call>");
-    let elements = call["content"]["elements"].as_array().unwrap();
-    assert_eq!(elements[0]["begin"], "\n<p=p0>\n");
-    assert_eq!(elements[0]["content"]["pattern"], "[^\\n<]{0,3}");
-    assert_eq!(elements[1]["type"], "optional");
-    assert_eq!(elements[2]["content"]["content"]["type"], "any_text");
+    // Whitespace, then the calls, any whitespace between them (each call holds what follows it).
+    let format = &constraint.structural_tag()["format"];
+    assert_eq!(format["elements"][0]["type"], "regex");
+    let calls = &format["elements"][1];
+    assert_eq!(calls["separator"], "");
+    let call = &calls["tags"][0];
+    assert_eq!(call["begin"], "<call>");
+    assert_eq!(call["end"], "");
+    assert_eq!(call["content"]["type"], "grammar");
+    // The rest of the call is the grammars' language: any order, framed or not, any whitespace.
+    let rest = llg::gbnf_to_lark(call["content"]["grammar"].as_str().unwrap());
+    for (text, accepted) in [
+        ("\n<f=f>\n<p=p0>\na\n</p>\n</f>\n</call>", true),
+        ("<f=f><p=note>\n<b>\n</p><p=p0>a</p></f></call>\n\n", true),
+        (
+            " <f=f>\n\n<p=p1>b</p>\n<p=p0>\nabc\n</p></f>  </call>",
+            true,
+        ),
+        ("<f=f><p=p1>b</p></f></call>", false),
+        ("<f=f><p=p0>a</p><p=p0>a</p></f></call>", false),
+        ("<f=f><p=p0>abcd</p></f></call>", false),
+        ("<f=f><p=p0>a</p></f>", false),
+        ("<f=g><p=p0>a</p></f></call>", false),
+    ] {
+        let result = llg::accepts(&rest, text);
+        assert_eq!(result.is_ok(), accepted, "{text:?}: {result:?}\n{rest}");
+    }
     assert_eq!(
         constraint.preserved_tokens,
         ["<call>", "<f=", "<p=", "</p>", "</f>", "</call>"]
