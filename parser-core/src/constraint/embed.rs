@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::grammar::{Grammar, Node};
 use super::{
-    CallName, CallTool, ConstraintRequest, FormatDescription, ParameterTags, ResponseFormat,
-    ValueForm, counted_except, parameter_rules, properties, value_form, value_stops,
+    CallName, CallTool, ConstraintRequest, FormatDescription, ParameterMemo, ParameterTags,
+    ResponseFormat, ValueForm, counted_except, parameter_rules, properties, value_form,
+    value_stops,
 };
 use crate::error::Error;
 use crate::schema::{ToolSchema, Tools};
@@ -161,7 +162,14 @@ impl FormatDescription {
                 self.call_tail(0, &tool),
             ]),
         )];
-        let mut parameters = parameter_rules(0, &tool, tags, &(stops, excluded));
+        // One tool per grammar (no earlier tool to share with): a rule per property, in order.
+        let mut parameters = parameter_rules(
+            0,
+            &tool,
+            tags,
+            &(stops, excluded),
+            &mut ParameterMemo::default(),
+        );
         if values == TaggedValues::JsonWhenParses {
             let declared = properties(tool.parameters());
             for (index, (name, schema, _)) in declared.iter().enumerate() {

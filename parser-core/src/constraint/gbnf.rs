@@ -32,8 +32,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde_json::Value;
 
 use super::grammar::{
-    Grammar, Move, Node, property_schema, push_number, repetition, text_automaton,
-    write_any_order_sets,
+    Grammar, Move, Node, SetMask, SharedSets, property_schema, push_number, repetition,
+    text_automaton, write_any_order_sets,
 };
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
@@ -119,12 +119,12 @@ fn push_rule_name(out: &mut String, name: &str) {
 
 /// The maps of one grammar's rendering: keyed by rule bodies, names and schemas, hashed with
 /// [`FastHasher`] (SipHash over the long rule bodies was a tenth of a GBNF grammar's cost).
-type FastMap<K, V> = HashMap<K, V, FastHash>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, FastHash>;
 
 /// Builds [`FastHasher`]s, seeded once per process from the standard library's random keys (so that
 /// which rule bodies collide is not known in advance).
 #[derive(Clone, Copy)]
-struct FastHash(u64);
+pub(crate) struct FastHash(u64);
 
 impl Default for FastHash {
     fn default() -> Self {
@@ -148,7 +148,7 @@ impl std::hash::BuildHasher for FastHash {
 
 /// A multiply-rotate hash over eight bytes at a time (the scheme of rustc's `FxHasher`): a map of a
 /// few hundred rules built once per request needs speed more than a cryptographic hash.
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl FastHasher {
     fn add(&mut self, word: u64) {
@@ -237,6 +237,9 @@ struct Rules<'g> {
     scratch: String,
     /// Emptied buffers, for the next object's members and bodies ([`Rules::buffer`]).
     buffers: Vec<String>,
+    /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
+    sets: SharedSets,
+    sets_prefix: Option<String>,
 }
 
 /// The bases of [`Rules::fresh_prefix`]'s prefixes.
@@ -618,7 +621,6 @@ impl<'g> Rules<'g> {
         separator: Option<&'g Node>,
         out: &mut String,
     ) {
-        let prefix = self.fresh_prefix("any");
         // Each item rendered once; the set rules repeat its text.
         let rendered: Vec<String> = items
             .iter()
@@ -633,6 +635,29 @@ impl<'g> Rules<'g> {
             self.node(node, &mut text);
             text
         });
+        let texts = rendered.iter().map(String::as_str);
+        if let SetMask::Bits(mask) = self
+            .sets
+            .mask(texts.zip(items.iter().map(|(_, required)| *required)))
+        {
+            let variant = self.sets.variant(separator.as_deref());
+            let prefix = match &self.sets_prefix {
+                Some(prefix) => prefix.clone(),
+                None => {
+                    let mut prefix = self.fresh_prefix("any");
+                    prefix.push('-');
+                    self.sets_prefix = Some(prefix.clone());
+                    prefix
+                }
+            };
+            let number = self
+                .sets
+                .rule(mask, variant, &prefix, " ::= ", &mut self.blocks);
+            out.push_str(&prefix);
+            push_number(out, u64::from(number));
+            return;
+        }
+        let prefix = self.fresh_prefix("any");
         out.push_str(&prefix);
         out.push_str("-0");
         write_any_order_sets(

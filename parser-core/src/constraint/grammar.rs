@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::gbnf::FastMap;
+
 /// One piece of a grammar, for a family whose format does not fit [`FormatDescription`] to build its
 /// own [`Grammar`] from (GPT-OSS's harmony messages).
 ///
@@ -282,7 +284,13 @@ struct Lark {
     /// [`Lark::any_order`]'s buffers (the prefix, the items' text and where each ends), kept across
     /// blocks.
     any_order_scratch: (String, String, Vec<usize>),
+    /// The set rules every any-order node shares.
+    sets: SharedSets,
 }
+
+/// The prefix of the shared set rules' names in Lark (a node that cannot share numbers its own
+/// prefix from 1: `any_1_`).
+const SHARED_SETS: &str = "any_0_";
 
 impl Lark {
     fn node(&mut self, node: &Node, out: &mut String) {
@@ -447,17 +455,176 @@ impl Lark {
             self.node(node, &mut text);
             text
         });
-        out.push_str(&prefix);
-        out.push('0');
-        write_any_order_sets(
-            &mut self.extra,
-            items,
-            separator.as_deref(),
-            &prefix,
-            |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
-            ": ",
-        );
+        let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
+        match self
+            .sets
+            .mask(texts.zip(items.iter().map(|(_, required)| *required)))
+        {
+            SetMask::Bits(mask) => {
+                let variant = self.sets.variant(separator.as_deref());
+                let number = self
+                    .sets
+                    .rule(mask, variant, SHARED_SETS, ": ", &mut self.extra);
+                out.push_str(SHARED_SETS);
+                push_number(out, u64::from(number));
+            }
+            SetMask::Alone => {
+                out.push_str(&prefix);
+                out.push('0');
+                write_any_order_sets(
+                    &mut self.extra,
+                    items,
+                    separator.as_deref(),
+                    &prefix,
+                    |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
+                    ": ",
+                );
+            }
+        }
         self.any_order_scratch = (prefix, rendered, ends);
+    }
+}
+
+/// The set rules of one grammar's [`Node::AnyOrder`] and [`Node::Separated`] nodes, shared between
+/// the nodes. A set rule is named by the items still to write, and its language — the orders of
+/// those items, each at most once, the required ones present (a separator before each but the
+/// first, or before each once one was written) — does not depend on which node reached it: so
+/// two tools that declare the same parameters alike (`query`, `unit`, `limit` in every tool of a
+/// request) share the rules of every set of them, and a tool whose parameters are a subset of
+/// another's starts at one of that tool's sets. Items are told apart by their rendered text (a
+/// rule's name: the tree gives an equal parameter one rule, see `ParameterMemo`) and whether they
+/// are required. Exact: the same language as the sets of one node, in fewer rules.
+#[derive(Default)]
+pub(crate) struct SharedSets {
+    /// The bit of each distinct item, by its text, `[optional, required]`.
+    bits: FastMap<String, [Option<u8>; 2]>,
+    /// Each bit's text.
+    texts: Vec<String>,
+    /// The bits of required items.
+    required: u128,
+    /// The separators of [`Node::Separated`] nodes, by their text (a variant per separator).
+    separators: Vec<String>,
+    /// The number of each set rule written, by (items still to write, variant: 0 without a
+    /// separator, else `1 + 2 * separator + started`).
+    rules: FastMap<(u128, u32), u32>,
+}
+
+/// What [`SharedSets::mask`] answers for a node.
+pub(crate) enum SetMask {
+    /// The node's items, as bits.
+    Bits(u128),
+    /// The node cannot share (two of its items have the same text, or the grammar has more
+    /// distinct items than the bits hold): its sets are written for it alone.
+    Alone,
+}
+
+impl SharedSets {
+    /// The bits of a node's items (each item's text, then whether it is required).
+    pub(crate) fn mask<'a>(&mut self, items: impl Iterator<Item = (&'a str, bool)>) -> SetMask {
+        let mut mask = 0u128;
+        for (text, required) in items {
+            let slot = usize::from(required);
+            let bit = match self.bits.get(text).and_then(|bits| bits[slot]) {
+                Some(bit) => bit,
+                None => {
+                    let Ok(bit) = u8::try_from(self.texts.len()) else {
+                        return SetMask::Alone;
+                    };
+                    if bit >= 128 {
+                        return SetMask::Alone;
+                    }
+                    self.texts.push(text.to_owned());
+                    self.bits.entry(text.to_owned()).or_default()[slot] = Some(bit);
+                    if required {
+                        self.required |= 1u128 << bit;
+                    }
+                    bit
+                }
+            };
+            if mask & (1u128 << bit) != 0 {
+                return SetMask::Alone;
+            }
+            mask |= 1u128 << bit;
+        }
+        SetMask::Bits(mask)
+    }
+
+    /// The variant of a node: without a separator, or with this one (nothing written yet).
+    pub(crate) fn variant(&mut self, separator: Option<&str>) -> u32 {
+        let Some(separator) = separator else {
+            return 0;
+        };
+        let at = match self.separators.iter().position(|seen| seen == separator) {
+            Some(at) => at,
+            None => {
+                self.separators.push(separator.to_owned());
+                self.separators.len() - 1
+            }
+        };
+        1 + 2 * at as u32
+    }
+
+    /// The number of the rule of the items `remaining` in `variant`, writing it (and the rules of
+    /// the sets it leads to) into `out` if no node wrote it before: `PREFIX{number} DEFINES` then
+    /// `""` when no required item remains, and `ITEM PREFIX{number of the rest}` per remaining
+    /// item, lowest bit first.
+    pub(crate) fn rule(
+        &mut self,
+        remaining: u128,
+        variant: u32,
+        prefix: &str,
+        defines: &str,
+        out: &mut String,
+    ) -> u32 {
+        if let Some(&number) = self.rules.get(&(remaining, variant)) {
+            return number;
+        }
+        // After an item, a separated node has started: its separator comes before the next.
+        let next = if variant % 2 == 1 {
+            variant + 1
+        } else {
+            variant
+        };
+        let mut rests = [0u32; 128];
+        let mut left = remaining;
+        while left != 0 {
+            let bit = left.trailing_zeros();
+            left &= left - 1;
+            rests[bit as usize] =
+                self.rule(remaining & !(1u128 << bit), next, prefix, defines, out);
+        }
+        let number = self.rules.len() as u32;
+        self.rules.insert((remaining, variant), number);
+        out.push_str(prefix);
+        push_number(out, u64::from(number));
+        out.push_str(defines);
+        let mut first = true;
+        if remaining & self.required == 0 {
+            out.push_str("\"\"");
+            first = false;
+        }
+        // Started (an even variant): the separator comes before every item.
+        let separator = (variant != 0 && variant.is_multiple_of(2))
+            .then(|| self.separators[(variant as usize - 2) / 2].as_str());
+        let mut left = remaining;
+        while left != 0 {
+            let bit = left.trailing_zeros();
+            left &= left - 1;
+            if !first {
+                out.push_str(" | ");
+            }
+            first = false;
+            if let Some(separator) = separator {
+                out.push_str(separator);
+                out.push(' ');
+            }
+            out.push_str(&self.texts[bit as usize]);
+            out.push(' ');
+            out.push_str(prefix);
+            push_number(out, u64::from(rests[bit as usize]));
+        }
+        out.push('\n');
+        number
     }
 }
 

@@ -1026,6 +1026,7 @@ impl FormatDescription {
         rules.push((String::from("start"), Node::Seq(Vec::new())));
         let calls = &self.calls;
         let mut python = python::PyRules::default();
+        let mut memo = ParameterMemo::default();
         let mut gemma = match &calls.name {
             CallName::Gemma { delimiter } => Some(gemma::GemmaRules::new(
                 delimiter,
@@ -1044,7 +1045,7 @@ impl FormatDescription {
             rules.push((numbered("tail_", at), self.call_tail(at, tool)));
             match (&calls.name, &values) {
                 (CallName::Parameters { parameters, .. }, Some(values)) => {
-                    rules.extend(parameter_rules(at, tool, parameters, values));
+                    rules.extend(parameter_rules(at, tool, parameters, values, &mut memo));
                 }
                 (CallName::Python, _) => rules.extend(python.arguments(at, tool)),
                 (CallName::PythonDict { .. }, _) => {
@@ -1614,14 +1615,20 @@ pub(crate) fn counted_except(tags: &ParameterTags, stops: &[String]) -> Vec<char
 ///
 /// `values`: what no raw value holds ([`value_stops`]) and the characters a counted one never holds
 /// ([`counted_except`]).
-fn parameter_rules(
+fn parameter_rules<'t>(
     at: usize,
-    tool: &CallTool,
+    tool: &'t CallTool,
     tags: &ParameterTags,
     values: &(Arc<[String]>, Vec<char>),
+    memo: &mut ParameterMemo<'t>,
 ) -> Vec<(String, Node)> {
     let properties = properties(tool.parameters());
     let mut rules = Vec::with_capacity(properties.len() + 1);
+    // The rule of each property: its own, or an earlier tool's for the same property alike. A
+    // property's rule depends on its name and schema only, unless the tool keeps definitions at
+    // its root (which a `$ref` in the property needs beside it): those are not shared.
+    let shared = !has_root_definitions(tool.parameters());
+    let mut names: Vec<String> = Vec::with_capacity(properties.len());
     let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.clone());
     // Pushed straight into the parameter's items (a vector of it per use was an allocation more).
@@ -1630,11 +1637,20 @@ fn parameter_rules(
             items.push(Node::Opt(Box::new(Node::Lit(tags.framing.clone()))));
         }
     };
-    for (index, (name, schema, _)) in properties.iter().enumerate() {
+    for (index, &(name, schema, _)) in properties.iter().enumerate() {
+        if shared && let Some(rule) = memo.find(name, schema) {
+            names.push(rule.to_owned());
+            continue;
+        }
+        let rule = param_rule(at, index);
+        if shared {
+            memo.insert(name, schema, rule.clone());
+        }
+        names.push(rule);
         let mut items = Vec::with_capacity(10);
         items.extend([
             Node::Ws,
-            Node::Lit([&tags.key_open, *name, &tags.key_close].concat().into()),
+            Node::Lit([&tags.key_open, name, &tags.key_close].concat().into()),
         ]);
         if tags.space_before_value {
             items.push(Node::Ws);
@@ -1649,7 +1665,7 @@ fn parameter_rules(
                     Cow::Borrowed(_) if !has_root_definitions(tool.parameters()) => {
                         Node::JsonProperty {
                             parameters: tool.shared_parameters().clone(),
-                            property: (*name).to_owned(),
+                            property: name.to_owned(),
                         }
                     }
                     schema => Node::Json(Arc::new(with_root_definitions(
@@ -1692,9 +1708,9 @@ fn parameter_rules(
             ]),
         }
         items.retain(|item| !matches!(item, Node::Lit(text) if text.is_empty()));
-        rules.push((param_rule(at, index), Node::Seq(items)));
+        rules.push((names[index].clone(), Node::Seq(items)));
     }
-    let param = |index: usize| Node::Ref(param_rule(at, index).into());
+    let param = |index: usize| Node::Ref(names[index].clone().into());
     let args = if properties.len() > ANY_ORDER_LIMIT {
         let items = properties
             .iter()
@@ -1719,6 +1735,31 @@ fn parameter_rules(
     };
     rules.push((args_rule(at), args));
     rules
+}
+
+/// The parameter rules of one grammar's tools, by property name and schema: a property that an
+/// earlier tool declares alike (the same `query` in every tool of a request) takes that tool's rule.
+/// Its value is then built and rendered once, and the renderers see the same item in the any-order
+/// sets of both tools, which lets them share their set rules ([`grammar::SharedSets`]).
+#[derive(Default)]
+pub(crate) struct ParameterMemo<'t> {
+    /// By property name: each schema declared for it so far, and its rule (a name has one schema
+    /// in most requests: a comparison, not a hash of every schema).
+    rules: gbnf::FastMap<&'t str, Vec<(&'t Value, String)>>,
+}
+
+impl<'t> ParameterMemo<'t> {
+    /// The rule of an earlier property with this name and schema.
+    fn find(&self, name: &str, schema: &Value) -> Option<&str> {
+        self.rules
+            .get(name)?
+            .iter()
+            .find_map(|(seen, rule)| gbnf::same_schema(seen, schema).then_some(rule.as_str()))
+    }
+
+    fn insert(&mut self, name: &'t str, schema: &'t Value, rule: String) {
+        self.rules.entry(name).or_default().push((schema, rule));
+    }
 }
 
 impl Grammar {

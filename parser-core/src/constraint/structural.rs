@@ -42,8 +42,8 @@ use serde_json::Value;
 
 use super::grammar::{Grammar, Node};
 use super::{
-    CallName, CallTool, FormatDescription, ParameterTags, ReasoningStart, Shape, counted_except,
-    parameter_rules, value_stops,
+    CallName, CallTool, FormatDescription, ParameterMemo, ParameterTags, ReasoningStart, Shape,
+    counted_except, parameter_rules, value_stops,
 };
 
 /// A JSON object of these members, each value converted into a [`Json`]: its members sorted by name,
@@ -587,9 +587,10 @@ fn parameters_calls<'s>(
     let mut rules = Vec::with_capacity(1 + tools.len() * 10);
     rules.push(("root".to_owned(), Node::Seq(Vec::new())));
     let mut calls = Vec::with_capacity(tools.len());
+    let mut memo = ParameterMemo::default();
     for (at, tool) in tools.iter().enumerate() {
         calls.push(format.call_tail(at, tool));
-        rules.extend(parameter_rules(at, tool, tags, &values));
+        rules.extend(parameter_rules(at, tool, tags, &values, &mut memo));
     }
     rules[0].1 = Node::Seq(vec![Node::Alt(calls), Node::Ws]);
     object! {

@@ -631,6 +631,87 @@ fn tagged_parameters_in_the_structural_tag() {
     );
 }
 
+/// Tools that declare some parameters alike: `f` (`a`, `b`, `c`; `a` required), `g` (`a` and `b`,
+/// both required), `h` (`a` and `c`, the parameters of `f` less one) and `k` (an `a` of another
+/// schema).
+fn sharing_tools() -> Tools {
+    let a = json!({"type": "string", "maxLength": 3});
+    let c = json!({"type": "integer"});
+    let tool = |name: &str, properties: Value, required: Value| {
+        json!({"type": "function", "function": {"name": name, "parameters": {
+            "type": "object", "properties": properties, "required": required
+        }}})
+    };
+    Tools::from_json(&json!([
+        tool("f", json!({"a": a, "b": a, "c": c}), json!(["a"])),
+        tool("g", json!({"a": a, "b": a}), json!(["a", "b"])),
+        tool("h", json!({"a": a, "c": c}), json!(["a"])),
+        tool(
+            "k",
+            json!({"a": {"type": "string", "maxLength": 1}}),
+            json!(["a"])
+        ),
+    ]))
+    .unwrap()
+}
+
+/// Parameters declared alike share one rule, and the any-order sets of every tool are shared
+/// (a set rule is named by the items still to write): each tool still takes exactly its own
+/// parameters, each at most once, its required ones present, in every form.
+#[rstest]
+#[case::any_order("<f=f><p=c>1</p><p=a>x</p></f></call>", true)]
+#[case::optional_left_out("<f=f><p=a>x</p></f></call>", true)]
+#[case::required_here_optional_there("<f=g><p=a>x</p></f></call>", false)]
+#[case::both_required("<f=g><p=b>y</p><p=a>x</p></f></call>", true)]
+#[case::a_subset_takes_no_other("<f=h><p=b>y</p><p=a>x</p></f></call>", false)]
+#[case::a_subset_in_any_order("<f=h><p=c>2</p><p=a>x</p></f></call>", true)]
+#[case::repeated_in_a_subset("<f=h><p=a>x</p><p=a>x</p></f></call>", false)]
+#[case::another_schema_is_its_own("<f=k><p=a>xy</p></f></call>", false)]
+#[case::the_shared_schema("<f=f><p=a>xy</p></f></call>", true)]
+#[case::json_value_shared("<f=h><p=a>x</p><p=c>\"2\"</p></f></call>", false)]
+fn parameters_declared_alike_share_rules(#[case] call: &str, #[case] accepted: bool) {
+    let constraint = tagged_like()
+        .constraint(
+            Some(&sharing_tools()),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, false),
+        )
+        .unwrap();
+    let text = format!("<call>{call}");
+    for (which, lark) in both(&constraint) {
+        let result = llg::accepts(&lark, &text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+    // The calls' tag, wherever the format puts it: its content is the GBNF of a call's rest.
+    fn grammar_of(value: &Value) -> Option<&str> {
+        match value {
+            Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("grammar") => {
+                map.get("grammar").and_then(Value::as_str)
+            }
+            Value::Object(map) => map.values().find_map(grammar_of),
+            Value::Array(items) => items.iter().find_map(grammar_of),
+            _ => None,
+        }
+    }
+    let tag = constraint.structural_tag();
+    let rest = llg::gbnf_to_lark(grammar_of(tag).expect("the calls' grammar"));
+    let result = llg::accepts(&rest, call);
+    assert_eq!(
+        result.is_ok(),
+        accepted,
+        "tag: {call:?}: {result:?}\n{rest}"
+    );
+    // One rule for `a` as f, g and h declare it, one for k's; `b` and `c` once each.
+    let lark = constraint.lark();
+    assert_eq!(lark.matches("\"<p=a>\"").count(), 2, "{lark}");
+    assert_eq!(lark.matches("\"<p=b>\"").count(), 1, "{lark}");
+    assert_eq!(lark.matches("\"<p=c>\"").count(), 1, "{lark}");
+}
+
 /// Calls with the name after a literal and the arguments in a fence (`CallName::Enclosed`).
 fn fenced_like() -> FormatDescription {
     let mut format = kimi_like();
