@@ -163,6 +163,9 @@ impl StageDetector {
 /// however the deltas split them.
 const WATCH_TAIL: usize = 32;
 
+/// From this length on, [`DefaultStageWatch::warned`] searches each closer as a substring.
+const LONG_CONTENT: usize = 256;
+
 /// Watches content that a reasoning parser passes through when its starting stage was a default
 /// nothing in the request confirmed: a reasoning closer in it means the output started in reasoning.
 /// Keeps the end of the content seen while it may be the start of a closer, so that a closer split
@@ -190,9 +193,21 @@ impl DefaultStageWatch {
         let bytes = text.as_bytes();
         let seen = &self.tail[..self.len];
         let list = closers.groups().first().copied().unwrap_or_default();
-        let whole = match closers.find(text, true) {
-            Some(Found::Marker { group, index, .. }) => Some(closers.marker(group, index)),
-            _ => None,
+        let whole = if bytes.len() >= LONG_CONTENT {
+            // A long text (a one-shot parse): a substring search per closer runs near memory
+            // speed, where the scanner stops at every byte that starts a closer (each `<` of the
+            // prose) — the watch was a second pass at a quarter of the parse's cost.
+            list.iter()
+                .filter_map(|closer| {
+                    memchr::memmem::find(bytes, closer.as_bytes()).map(|at| (at, *closer))
+                })
+                .min_by_key(|&(at, _)| at)
+                .map(|(_, closer)| closer)
+        } else {
+            match closers.find(text, true) {
+                Some(Found::Marker { group, index, .. }) => Some(closers.marker(group, index)),
+                _ => None,
+            }
         };
         let found = whole.or_else(|| {
             list.iter().copied().find(|closer| {
@@ -442,6 +457,27 @@ mod tests {
             }
             // A second parser warns again.
             assert_eq!(events(Stage::Content, true, output, 4).0, [WARNING]);
+            // Long content (a one-shot parse is one long push): the closer found in it, near
+            // misses passed over, at the start, in the middle and at the end.
+            let prose = "a < b and </thin k <</th ".repeat(40);
+            for long in [
+                format!("</think>{prose}"),
+                format!("{prose}</think>{prose}"),
+                format!("{prose}</think>"),
+            ] {
+                for piece in [long.len(), 300, 7] {
+                    assert_eq!(
+                        events(Stage::Content, true, &long, piece).0,
+                        [WARNING],
+                        "{piece}"
+                    );
+                }
+            }
+            assert!(
+                events(Stage::Content, true, &prose, prose.len())
+                    .0
+                    .is_empty()
+            );
         }
 
         #[test]
