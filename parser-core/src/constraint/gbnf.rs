@@ -621,21 +621,20 @@ impl<'g> Rules<'g> {
         separator: Option<&'g Node>,
         out: &mut String,
     ) {
-        // Each item rendered once; the set rules repeat its text.
-        let rendered: Vec<String> = items
-            .iter()
-            .map(|(item, _)| {
-                let mut text = String::new();
-                self.node(item, &mut text);
-                text
-            })
-            .collect();
+        // Each item rendered once, all into one buffer; the set rules repeat its text.
+        let mut rendered = String::with_capacity(items.len() * 16);
+        let mut ends = Vec::with_capacity(items.len() + 1);
+        ends.push(0);
+        for (item, _) in items {
+            self.node(item, &mut rendered);
+            ends.push(rendered.len());
+        }
         let separator = separator.map(|node| {
             let mut text = String::new();
             self.node(node, &mut text);
             text
         });
-        let texts = rendered.iter().map(String::as_str);
+        let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
         if let SetMask::Bits(mask) = self
             .sets
             .mask(texts.zip(items.iter().map(|(_, required)| *required)))
@@ -665,7 +664,7 @@ impl<'g> Rules<'g> {
             items,
             separator.as_deref(),
             &[prefix.as_str(), "-"].concat(),
-            |out, item| out.push_str(&rendered[item]),
+            |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
             " ::= ",
         );
     }

@@ -1710,28 +1710,25 @@ fn parameter_rules<'t>(
         items.retain(|item| !matches!(item, Node::Lit(text) if text.is_empty()));
         rules.push((names[index].clone(), Node::Seq(items)));
     }
-    let param = |index: usize| Node::Ref(names[index].clone().into());
+    // Each name moves into its reference (no copy per property).
+    let params = names
+        .into_iter()
+        .zip(&properties)
+        .map(|(name, &(_, _, required))| (Node::Ref(name.into()), required));
     let args = if properties.len() > ANY_ORDER_LIMIT {
-        let items = properties
-            .iter()
-            .enumerate()
-            .map(|(index, (_, _, required))| {
-                if *required {
-                    param(index)
-                } else {
-                    Node::Opt(Box::new(param(index)))
-                }
-            })
-            .collect();
-        Node::Seq(items)
-    } else {
-        Node::AnyOrder(
-            properties
-                .iter()
-                .enumerate()
-                .map(|(index, (_, _, required))| (param(index), *required))
+        Node::Seq(
+            params
+                .map(|(param, required)| {
+                    if required {
+                        param
+                    } else {
+                        Node::Opt(Box::new(param))
+                    }
+                })
                 .collect(),
         )
+    } else {
+        Node::AnyOrder(params.collect())
     };
     rules.push((args_rule(at), args));
     rules
