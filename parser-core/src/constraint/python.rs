@@ -577,40 +577,29 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// The keyword arguments of `tool` as a standalone grammar (root: the arguments), for the structural
-/// tag's `grammar` content, which xgrammar reads as GBNF.
-pub(crate) fn arguments_grammar(tool: &CallTool) -> Grammar {
+/// The calls of every one of `tools` as one standalone grammar, for the structural tag's `grammar`
+/// content (which xgrammar reads as GBNF): the root is `NAME(` then that tool's keyword arguments
+/// (its `args_AT_0`), for any of the tools; the `)` is the tag's `end`. One grammar for all the calls,
+/// rather than one per tool, writes what the tools share once: an arguments rule, an item, a value's
+/// side rules, and the any-order sets the renderer shares.
+pub(crate) fn calls_grammar(tools: &[CallTool]) -> Grammar {
     let mut py = PyRules::default();
-    let args = py.arguments(0, tool);
-    let mut rules = vec![("root".to_owned(), Node::Ref("args_0_0".into()))];
-    rules.extend(args);
+    let mut rules = Vec::with_capacity(1 + tools.len() * 8);
+    rules.push(("root".to_owned(), Node::Seq(Vec::new())));
+    let mut calls = Vec::with_capacity(tools.len());
+    for (at, tool) in tools.iter().enumerate() {
+        let mut open = String::with_capacity(tool.name.len() + 1);
+        open.push_str(&tool.name);
+        open.push('(');
+        calls.push(Node::Seq(vec![
+            Node::Lit(open.into()),
+            Node::Ref(super::args_rule(at).into()),
+        ]));
+        rules.extend(py.arguments(at, tool));
+    }
+    rules[0].1 = Node::Alt(calls);
     rules.append(&mut py.rules);
     Grammar { rules }
-}
-
-/// The GBNF of each tool's keyword arguments ([`arguments_grammar`]) for one structural tag, written
-/// once per distinct parameters schema: it depends on nothing else, and tools of one request often
-/// share their parameters.
-#[derive(Default)]
-pub(crate) struct ArgumentGrammars<'t> {
-    seen: Vec<(&'t Value, u64, String)>,
-}
-
-impl<'t> ArgumentGrammars<'t> {
-    /// The GBNF of `tool`'s arguments.
-    pub(crate) fn gbnf(&mut self, tool: &'t CallTool) -> String {
-        let parameters = tool.parameters();
-        let hash = super::gbnf::schema_hash(parameters);
-        let seen = self.seen.iter().find(|(seen, seen_hash, _)| {
-            *seen_hash == hash && super::gbnf::same_schema(seen, parameters)
-        });
-        if let Some((_, _, text)) = seen {
-            return text.clone();
-        }
-        let text = arguments_grammar(tool).gbnf();
-        self.seen.push((parameters, hash, text.clone()));
-        text
-    }
 }
 
 /// A quote character as a literal (`"` and `'` borrowed, not allocated).

@@ -922,9 +922,17 @@ fn python_keywords_in_any_order_separated_by_commas() {
     }
     let tag = &constraint.structural_tag()["format"];
     assert_eq!(tag["begin"], "<calls>[");
+    // One tag for the calls of every tool: `f(` in its grammar, `)` its end.
     let call = &tag["content"]["tags"][0];
-    assert_eq!(call["begin"], "f(");
+    assert_eq!(call["begin"], "");
+    assert_eq!(call["end"], ")");
     assert_eq!(call["content"]["type"], "grammar");
+    assert!(
+        call["content"]["grammar"]
+            .as_str()
+            .is_some_and(|g| g.contains("\"f(\" args-0-0")),
+        "{call}"
+    );
 }
 
 #[test]
@@ -992,6 +1000,27 @@ fn python_keywords_of_equal_name_and_schema_share_one_rule() {
             let result = llg::accepts(&grammar, text);
             assert_eq!(result.is_ok(), accepted, "{form}: {text:?}: {result:?}");
         }
+    }
+    // The structural tag's one grammar for every call (`NAME(` and the arguments; `)` is the tag's
+    // end) shares the item too, and opens a call of each tool.
+    let call = &constraint.structural_tag()["format"]["content"]["tags"][0];
+    let gbnf = call["content"]["grammar"].as_str().unwrap();
+    let city_rules = gbnf
+        .lines()
+        .filter(|line| line.starts_with("pyarg-") && line.contains("\"city\""))
+        .count();
+    assert_eq!(city_rules, 2, "{gbnf}");
+    let rest = llg::gbnf_to_lark(gbnf);
+    for (text, accepted) in [
+        ("f(city=\"Paris\", days=2", true),
+        ("g(mode=True, city='Rome')", false),
+        ("g(mode=True, city='Rome'", true),
+        ("h(city='c'", true),
+        ("g(city='Rome', days=2", false),
+        ("k(city='Rome'", false),
+    ] {
+        let result = llg::accepts(&rest, text);
+        assert_eq!(result.is_ok(), accepted, "{text:?}: {result:?}\n{rest}");
     }
 }
 
