@@ -697,6 +697,7 @@ fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String
                         && invoke_parameters(tag).is_some())
                     || begin.ends_with(&format!("{}(", call.name))
             })
+            || python_calls(tag, call)
             || constants(tag).iter().any(|constant| {
                 // An id-first call names its function after the id: `", "tool_name": "NAME", …`
                 // (JSON), `<|tool_call:name|>NAME` (tagged).
@@ -710,8 +711,14 @@ fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String
     })?;
     let begin = tag.get("begin")?.as_str()?;
     let end = tag.get("end")?.as_str()?;
+    // The Python calls of every tool: the name and `(` stand in the grammar, before the arguments.
+    let open = if python_calls(tag, call) {
+        format!("{}(", call.name)
+    } else {
+        String::new()
+    };
     Some(format!(
-        "{begin}{}{end}",
+        "{begin}{open}{}{end}",
         content(
             tag.get("content")?,
             call,
@@ -721,6 +728,19 @@ fn written_call_tag(tags: &[Value], call: &ToolCall, at: usize) -> Option<String
             invoke_parameters(tag)
         )?
     ))
+}
+
+/// True for the one tag of every tool's Python calls (`NAME(` and the keyword arguments in its
+/// grammar, `)` its `end`) when its grammar opens a call of `call`'s function.
+fn python_calls(tag: &Value, call: &ToolCall) -> bool {
+    tag.get("end")
+        .and_then(Value::as_str)
+        .is_some_and(|end| end.starts_with(')'))
+        && tag
+            .get("content")
+            .and_then(|c| c.get("grammar"))
+            .and_then(Value::as_str)
+            .is_some_and(|grammar| grammar.contains(&format!("\"{}(\"", call.name)))
 }
 
 /// The namespace of an XML invoke a tag's `begin` ends with (`<atem:invoke name="…">` → `atem:`),

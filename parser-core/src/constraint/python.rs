@@ -25,6 +25,8 @@
 //! the parser also reads (tuples, a trailing comma, JSON's `true`/`null`, `+1`, `1_000`, `.5`) are never
 //! written.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -42,9 +44,9 @@ const MAX_DEPTH: usize = 64;
 pub const UNROLL_LIMIT: u64 = 64;
 
 /// The rules Python values need on the side, named `py_N` (and `py_any_K`, `py_str`), collected for
-/// one grammar.
+/// one grammar whose tools live for `'t`.
 #[derive(Default)]
-pub(crate) struct PyRules {
+pub(crate) struct PyRules<'t> {
     pub(crate) rules: Vec<(String, Node)>,
     next: usize,
     string: bool,
@@ -53,9 +55,63 @@ pub(crate) struct PyRules {
     /// The parameters of each tool whose arguments [`PyRules::arguments`] wrote, with their
     /// [`schema_hash`](super::gbnf::schema_hash) and the tool's index.
     tools: Vec<(Arc<Value>, u64, usize)>,
+    /// The `KEY=VALUE` items [`PyRules::arguments`] wrote, by [`item_hash`]: a few candidates per
+    /// hash (usually one), each compared by name and schema before its rule is taken.
+    items: HashMap<u64, Vec<Item<'t>>, BuildHasherDefault<Prehashed>>,
 }
 
-impl PyRules {
+/// A `KEY=VALUE` item written once: its property's name and schema, and its rule (`pyarg_A_I`).
+struct Item<'t> {
+    name: &'t str,
+    schema: &'t Value,
+    rule: String,
+}
+
+/// A hasher for keys that are hashes already ([`item_hash`]): it keeps the one `u64` it is given.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; other bytes are folded in all the same, so that any key
+        // still hashes (a collision costs a comparison, never a wrong rule).
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hash of a `KEY=VALUE` item: its property's schema ([`schema_hash`](super::gbnf::schema_hash))
+/// and name, mixed as `FxHasher` does, so that properties of one schema but different names (many
+/// plain strings) do not all land on one key.
+fn item_hash(name: &str, schema: &Value) -> u64 {
+    let mut hash = super::gbnf::schema_hash(schema);
+    let mut add = |word: u64| {
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    };
+    let mut chunks = name.as_bytes().chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        add(u64::from_le_bytes(word));
+    }
+    let rest = chunks.remainder();
+    let mut word = [0u8; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    add(u64::from_le_bytes(word));
+    add(name.len() as u64);
+    hash
+}
+
+impl<'t> PyRules<'t> {
     /// A new rule with this body; returns a reference to it.
     fn rule(&mut self, body: Node) -> Node {
         self.next += 1;
@@ -66,8 +122,9 @@ impl PyRules {
 
     /// The keyword arguments of `tool` (the `at`-th of the request): rule `args_AT_0`, a
     /// [`Node::Separated`] of `KEY=VALUE` items (or, past [`ANY_ORDER_LIMIT`] properties, the declared
-    /// order), each followed by optional whitespace.
-    pub(crate) fn arguments(&mut self, at: usize, tool: &CallTool) -> Vec<(String, Node)> {
+    /// order), each followed by optional whitespace. An item rule is `pyarg_AT_I`, or the rule of an
+    /// earlier tool's item of the same name and schema.
+    pub(crate) fn arguments(&mut self, at: usize, tool: &'t CallTool) -> Vec<(String, Node)> {
         // A tool whose parameters equal an earlier tool's takes that tool's arguments: the same
         // rules again would be the same language (and the any-order sets of up to
         // `2^ANY_ORDER_LIMIT` rules were most of a Python grammar's size).
@@ -83,11 +140,29 @@ impl PyRules {
             )];
         }
         self.tools.push((parameters.clone(), hash, at));
+        // An item whose name and schema equal one an earlier tool wrote takes that item's rule: the
+        // same language, the value's rules not built and rendered again, and items that render the
+        // same, so that the renderers can give equal any-order sets one rule. Not for a tool with
+        // root definitions: a value does not follow `$ref` now (it is any literal), but if it ever
+        // does, the same property schema could mean another value in another tool.
+        let shared = !super::has_root_definitions(parameters);
         let mut rules = Vec::new();
         let mut items = Vec::new();
         for (name, schema, required) in properties(tool.parameters()) {
             if !is_identifier(name) {
                 continue;
+            }
+            let key = shared.then(|| item_hash(name, schema));
+            if let Some(key) = key {
+                let seen = self.items.get(&key).and_then(|candidates| {
+                    candidates.iter().find(|item| {
+                        item.name == name && super::gbnf::same_schema(item.schema, schema)
+                    })
+                });
+                if let Some(item) = seen {
+                    items.push((Node::Ref(item.rule.clone().into()), required));
+                    continue;
+                }
             }
             let value = self.value(schema, 0);
             let item = Node::Seq(vec![
@@ -98,10 +173,18 @@ impl PyRules {
                 value,
                 Node::Ws,
             ]);
+            // Numbered by the item's place among the tool's items (unique, as before sharing).
             let mut rule = super::numbered("pyarg_", at);
             rule.push('_');
-            super::grammar::push_number(&mut rule, rules.len() as u64);
+            super::grammar::push_number(&mut rule, items.len() as u64);
             rules.push((rule.clone(), item));
+            if let Some(key) = key {
+                self.items.entry(key).or_default().push(Item {
+                    name,
+                    schema,
+                    rule: rule.clone(),
+                });
+            }
             items.push((Node::Ref(rule.into()), required));
         }
         let args = self.keyed(items);
@@ -494,40 +577,29 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// The keyword arguments of `tool` as a standalone grammar (root: the arguments), for the structural
-/// tag's `grammar` content, which xgrammar reads as GBNF.
-pub(crate) fn arguments_grammar(tool: &CallTool) -> Grammar {
+/// The calls of every one of `tools` as one standalone grammar, for the structural tag's `grammar`
+/// content (which xgrammar reads as GBNF): the root is `NAME(` then that tool's keyword arguments
+/// (its `args_AT_0`), for any of the tools; the `)` is the tag's `end`. One grammar for all the calls,
+/// rather than one per tool, writes what the tools share once: an arguments rule, an item, a value's
+/// side rules, and the any-order sets the renderer shares.
+pub(crate) fn calls_grammar(tools: &[CallTool]) -> Grammar {
     let mut py = PyRules::default();
-    let args = py.arguments(0, tool);
-    let mut rules = vec![("root".to_owned(), Node::Ref("args_0_0".into()))];
-    rules.extend(args);
+    let mut rules = Vec::with_capacity(1 + tools.len() * 8);
+    rules.push(("root".to_owned(), Node::Seq(Vec::new())));
+    let mut calls = Vec::with_capacity(tools.len());
+    for (at, tool) in tools.iter().enumerate() {
+        let mut open = String::with_capacity(tool.name.len() + 1);
+        open.push_str(&tool.name);
+        open.push('(');
+        calls.push(Node::Seq(vec![
+            Node::Lit(open.into()),
+            Node::Ref(super::args_rule(at).into()),
+        ]));
+        rules.extend(py.arguments(at, tool));
+    }
+    rules[0].1 = Node::Alt(calls);
     rules.append(&mut py.rules);
     Grammar { rules }
-}
-
-/// The GBNF of each tool's keyword arguments ([`arguments_grammar`]) for one structural tag, written
-/// once per distinct parameters schema: it depends on nothing else, and tools of one request often
-/// share their parameters.
-#[derive(Default)]
-pub(crate) struct ArgumentGrammars<'t> {
-    seen: Vec<(&'t Value, u64, String)>,
-}
-
-impl<'t> ArgumentGrammars<'t> {
-    /// The GBNF of `tool`'s arguments.
-    pub(crate) fn gbnf(&mut self, tool: &'t CallTool) -> String {
-        let parameters = tool.parameters();
-        let hash = super::gbnf::schema_hash(parameters);
-        let seen = self.seen.iter().find(|(seen, seen_hash, _)| {
-            *seen_hash == hash && super::gbnf::same_schema(seen, parameters)
-        });
-        if let Some((_, _, text)) = seen {
-            return text.clone();
-        }
-        let text = arguments_grammar(tool).gbnf();
-        self.seen.push((parameters, hash, text.clone()));
-        text
-    }
 }
 
 /// A quote character as a literal (`"` and `'` borrowed, not allocated).

@@ -11,9 +11,10 @@
 //! calls ([`FormatDescription::is_bare`]) have nothing to trigger on: `auto` is an `or` of the calls and
 //! a `regex` of text that cannot open one.
 //!
-//! A Python call ([`CallName::Python`]) is a `tag` from its name and `(` to `)`, whose content is a
-//! `grammar`: the GBNF of its keyword arguments (xgrammar reads GBNF as its EBNF). Calls one per line
-//! in a section (Olmo 3) are separated by the line break, the padding inside the section's markers.
+//! Python calls ([`CallName::Python`]) are one `tag` from the call's opener to `)`, whose content is a
+//! `grammar`: the GBNF of `NAME(` and the keyword arguments of any tool (xgrammar reads GBNF as its
+//! EBNF; see `python_calls`). Calls one per line in a section (Olmo 3) are separated by the line
+//! break, the padding inside the section's markers.
 //!
 //! A Python dict call ([`CallName::PythonDict`]) is a `tag` from its `{` to its arguments key, whose
 //! content is a `grammar`: the GBNF of its arguments dict.
@@ -203,12 +204,12 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
     let format = &shape.format;
     let calls = &format.calls;
     let const_string = |value: &str| object! {"type": "const_string", "value": value.to_owned()};
-    let mut python = super::python::ArgumentGrammars::default();
     let tags: Vec<Json<'s>> = match &calls.name {
-        // One tag for the calls of every tool (see `parameters_calls`).
+        // One tag for the calls of every tool (see `parameters_calls`, `python_calls`).
         CallName::Parameters { parameters, .. } if !shape.tools.is_empty() => {
             vec![parameters_calls(format, &shape.tools, parameters)]
         }
+        CallName::Python if !shape.tools.is_empty() => vec![python_calls(format, &shape.tools)],
         _ => shape.tools.iter().map(|tool| {
             let (tool_name, schema) = (&tool.name, tool.parameters());
             let arguments =
@@ -318,25 +319,7 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
                 CallName::Parameters { parameters, .. } => {
                     parameters_calls(format, std::slice::from_ref(tool), parameters)
                 }
-                // One call per line: the padding stands inside the section's markers instead.
-                CallName::Python if format.python_lines() => object! {
-                    "type": "tag",
-                    "begin": format!("{}(", tool.name),
-                    "content": object! {
-                        "type": "grammar",
-                        "grammar": python.gbnf(tool),
-                    },
-                    "end": ")",
-                },
-                CallName::Python => object! {
-                    "type": "tag",
-                    "begin": format!("{}{}{}(", calls.call_begin, calls.padding, tool.name),
-                    "content": object! {
-                        "type": "grammar",
-                        "grammar": python.gbnf(tool),
-                    },
-                    "end": format!("){}{}", calls.padding, calls.call_end),
-                },
+                CallName::Python => python_calls(format, std::slice::from_ref(tool)),
                 CallName::PythonDict { name, arguments } => object! {
                     "type": "tag",
                     "begin": format!(
@@ -598,6 +581,32 @@ fn parameters_calls<'s>(
         "begin": format.calls.call_begin.as_ref(),
         "content": object! {"type": "grammar", "grammar": Grammar { rules }.gbnf()},
         "end": "",
+    }
+}
+
+/// The Python calls ([`CallName::Python`]) of `tools` as one `tag` whose content is a `grammar` of
+/// `NAME(` and the keyword arguments for any of the tools ([`super::python::calls_grammar`]), and
+/// whose `end` is the `)`: the texts of one tag per tool (`NAME(` as its `begin`), in one grammar that
+/// writes what the tools share once. Calls one per line (Olmo 3) begin at the name, the padding
+/// inside the section's markers; others at the call's opener and padding.
+fn python_calls<'s>(format: &'s FormatDescription, tools: &[CallTool]) -> Json<'s> {
+    let calls = &format.calls;
+    let (begin, end) = if format.python_lines() {
+        (String::new(), ")".to_owned())
+    } else {
+        (
+            format!("{}{}", calls.call_begin, calls.padding),
+            format!("){}{}", calls.padding, calls.call_end),
+        )
+    };
+    object! {
+        "type": "tag",
+        "begin": begin,
+        "content": object! {
+            "type": "grammar",
+            "grammar": super::python::calls_grammar(tools).gbnf(),
+        },
+        "end": end,
     }
 }
 

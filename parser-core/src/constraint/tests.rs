@@ -1003,9 +1003,106 @@ fn python_keywords_in_any_order_separated_by_commas() {
     }
     let tag = &constraint.structural_tag()["format"];
     assert_eq!(tag["begin"], "<calls>[");
+    // One tag for the calls of every tool: `f(` in its grammar, `)` its end.
     let call = &tag["content"]["tags"][0];
-    assert_eq!(call["begin"], "f(");
+    assert_eq!(call["begin"], "");
+    assert_eq!(call["end"], ")");
     assert_eq!(call["content"]["type"], "grammar");
+    assert!(
+        call["content"]["grammar"]
+            .as_str()
+            .is_some_and(|g| g.contains("\"f(\" args-0-0")),
+        "{call}"
+    );
+}
+
+#[test]
+fn python_keywords_of_equal_name_and_schema_share_one_rule() {
+    let city = json!({"type": "string", "maxLength": 20});
+    let tools = Tools::from_json(&json!([
+        {"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+            "properties": {"city": city, "days": {"type": "integer"}}, "required": ["city"]}}},
+        {"type": "function", "function": {"name": "g", "parameters": {"type": "object",
+            "properties": {"mode": {"type": "boolean"}, "city": city}, "required": ["city"]}}},
+        // Root definitions: its items are its own (a `$ref` would read them).
+        {"type": "function", "function": {"name": "h", "parameters": {"type": "object",
+            "properties": {"city": city}, "$defs": {"unused": {"type": "integer"}}}}}
+    ]))
+    .unwrap();
+    let format = FormatDescription {
+        reasoning: None,
+        calls: CallFormat {
+            section: Some(("<calls>".into(), "</calls>".into())),
+            section_optional: false,
+            call_begin: "".into(),
+            name: CallName::Python,
+            call_end: "".into(),
+            padding: "".into(),
+            separator: ", ".into(),
+            array: true,
+        },
+        reserved: vec![],
+    };
+    let constraint = format
+        .constraint(
+            Some(&tools),
+            ReasoningStart::Off,
+            &request(ToolChoice::Required, true),
+        )
+        .unwrap();
+    let lark = constraint.lark();
+    let city_rules: Vec<&str> = lark
+        .lines()
+        .filter(|line| line.starts_with("pyarg_") && line.contains("\"city\""))
+        .collect();
+    // f's, taken by g; h's own.
+    assert_eq!(city_rules.len(), 2, "{lark}");
+    assert!(city_rules[0].starts_with("pyarg_0_0:"), "{lark}");
+    assert!(city_rules[1].starts_with("pyarg_2_0:"), "{lark}");
+    // g writes its `mode` alone.
+    assert!(
+        lark.contains("pyarg_1_0:") && !lark.contains("pyarg_1_1"),
+        "{lark}"
+    );
+    for (text, accepted) in [
+        ("<calls>[f(city=\"Paris\", days=2)]</calls>", true),
+        ("<calls>[g(mode=True, city='Rome')]</calls>", true),
+        ("<calls>[g(city='Rome', mode=False)]</calls>", true),
+        (
+            "<calls>[f(days=1, city='a'), g(city=\"b\"), h(city='c')]</calls>",
+            true,
+        ),
+        ("<calls>[g(mode=True)]</calls>", false),
+        ("<calls>[g(city='Rome', days=2)]</calls>", false),
+        ("<calls>[f(city='Rome', mode=True)]</calls>", false),
+        ("<calls>[g(city='abcdefghijklmnopqrstu')]</calls>", false),
+    ] {
+        for (form, grammar) in both(&constraint) {
+            let result = llg::accepts(&grammar, text);
+            assert_eq!(result.is_ok(), accepted, "{form}: {text:?}: {result:?}");
+        }
+    }
+    // The structural tag's one grammar for every call (`NAME(` and the arguments; `)` is the tag's
+    // end) shares the item too, and opens a call of each tool.
+    let call = &constraint.structural_tag()["format"]["content"]["tags"][0];
+    let gbnf = call["content"]["grammar"].as_str().unwrap();
+    let city_rules = gbnf
+        .lines()
+        .filter(|line| line.starts_with("pyarg-") && line.contains("\"city\""))
+        .count();
+    assert_eq!(city_rules, 2, "{gbnf}");
+    let rest = llg::gbnf_to_lark(gbnf);
+    for (text, accepted) in [
+        ("f(city=\"Paris\", days=2", true),
+        ("g(mode=True, city='Rome')", false),
+        ("g(mode=True, city='Rome'", true),
+        ("h(city='c'", true),
+        ("g(city='Rome', days=2", false),
+        ("k(city='Rome'", false),
+    ] {
+        let result = llg::accepts(&rest, text);
+        assert_eq!(result.is_ok(), accepted, "{text:?}: {result:?}\n{rest}");
+    }
 }
 
 #[test]
