@@ -7,7 +7,8 @@
 //! build prints a warning: its numbers mean nothing. `--quick` does 3 runs of 20 ms instead of 5 of 200 ms,
 //! to check that everything works; its numbers are not for reporting. `--only constraint` measures the
 //! constrained-decoding section alone (`cargo xtask bench -- --only constraint`), `--only hostile` the
-//! hostile one-shot outputs (a call block repeated and never closed: the work per byte must not grow).
+//! hostile one-shot outputs (a call block repeated and never closed: the work per byte must not grow),
+//! `--formats KEY,KEY` the sections of those formats alone (`profile --list` lists the keys).
 //!
 //! DeepSeek V3.1, the reference, gets every row (three sizes, construction counted and not, registry
 //! lookup, whole-stream allocations); the other formats get the rows that carry a target. A format whose
@@ -164,6 +165,20 @@ fn main() -> ExitCode {
         } else {
             ExitCode::SUCCESS
         };
+    }
+    // `--formats KEY,KEY`: those formats' sections alone (to measure a few again on a quiet machine).
+    let only_formats: Option<Vec<&str>> = args
+        .windows(2)
+        .find(|pair| pair[0] == "--formats")
+        .map(|pair| pair[1].split(',').collect());
+    if let Some(keys) = &only_formats {
+        for &format in all_formats()
+            .iter()
+            .filter(|format| keys.contains(&format.key))
+        {
+            print_section(&measure_format(format, &harness));
+        }
+        return ExitCode::SUCCESS;
     }
     let sections: Vec<Section> = all_formats()
         .iter()
@@ -598,6 +613,50 @@ fn streaming_rows(
     }
     content_phase_row(format, parsers, harness, section);
     whole_stream_row(format, parsers, harness, section);
+    if full {
+        stream_floor_row(format, harness, section);
+    }
+}
+
+/// What the ratio of [`whole_stream_row`] allows, next to what no parser can spend less than: the
+/// same pieces, each handed to a function through a pointer that reads its length and first byte
+/// (one indirect call per delta, no parsing, no events), against the one-shot parse. At one-shot
+/// speed, the target's 10× leaves a push this many times the floor.
+fn stream_floor_row(format: &Format, harness: &Harness, section: &mut Section) {
+    let text = format.output(ONE_SHOT);
+    let pieces = chunks(&text, DELTA);
+    let Some(one_shot) = section.summary.one_shot_ns else {
+        return;
+    };
+    fn touch(piece: &str) -> usize {
+        piece.len() + usize::from(piece.as_bytes().first().copied().unwrap_or(0))
+    }
+    let push: fn(&str) -> usize = std::hint::black_box(touch);
+    let m = harness.measure(|| {
+        pieces
+            .iter()
+            .map(|piece| push(std::hint::black_box(piece)))
+            .sum::<usize>()
+    });
+    let (fast, slow) = m.range_ns();
+    let per_push = m.median_ns() / pieces.len() as f64;
+    let allowed = one_shot * 10.0 / pieces.len() as f64;
+    section.rows.push(row(
+        format!(
+            "Floor of a push API: the same {} pieces, each through one indirect call that reads it \
+             (no parser) / one-shot `parse`; the 10× target leaves {allowed:.2} ns per push",
+            thousands(pieces.len() as u64)
+        ),
+        format!(
+            "{:.1}× ({} / {}, {per_push:.2} ns per push)",
+            m.median_ns() / one_shot,
+            time(m.median_ns()),
+            time(one_shot)
+        ),
+        format!("{}–{}", time(fast), time(slow)),
+        "—",
+        Status::Info,
+    ));
 }
 
 /// Per push in the content phase of a format that thinks (its other streaming rows are reasoning).
