@@ -280,6 +280,20 @@ impl<S: Sink + ?Sized> Sink for RestoringSink<'_, S> {
         self.switch(Last::Call);
         self.out.tool_call_end(index, valid);
     }
+
+    // Arguments are never restored: a string value's delta goes to the caller's sink to escape
+    // (`Deltas` escapes straight into its buffer), not through the default's scratch and a copy.
+    fn tool_call_string_arguments(
+        &mut self,
+        index: usize,
+        newline: bool,
+        text: &str,
+        scratch: &mut String,
+    ) {
+        self.switch(Last::Call);
+        self.out
+            .tool_call_string_arguments(index, newline, text, scratch);
+    }
 }
 
 #[cfg(test)]
