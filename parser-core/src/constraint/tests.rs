@@ -958,14 +958,9 @@ fn python_values(#[case] schema: Value, #[case] value: &str, #[case] accepted: b
     }
 }
 
-#[test]
-fn python_keywords_in_any_order_separated_by_commas() {
-    let format_tools = json!([{"type": "function", "function": {"name": "f", "parameters": {
-        "type": "object",
-        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c-d": {"type": "integer"}},
-        "required": ["a"]}}}]);
-    let tools = Tools::from_json(&format_tools).unwrap();
-    let format = FormatDescription {
+/// Python calls in a list inside `<calls>…</calls>`, `, ` between two.
+fn python_list_like() -> FormatDescription {
+    FormatDescription {
         reasoning: None,
         calls: CallFormat {
             section: Some(("<calls>".into(), "</calls>".into())),
@@ -978,7 +973,17 @@ fn python_keywords_in_any_order_separated_by_commas() {
             array: true,
         },
         reserved: vec![],
-    };
+    }
+}
+
+#[test]
+fn python_keywords_in_any_order_separated_by_commas() {
+    let format_tools = json!([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c-d": {"type": "integer"}},
+        "required": ["a"]}}}]);
+    let tools = Tools::from_json(&format_tools).unwrap();
+    let format = python_list_like();
     let constraint = format
         .constraint(
             Some(&tools),
@@ -1029,20 +1034,7 @@ fn python_keywords_of_equal_name_and_schema_share_one_rule() {
             "properties": {"city": city}, "$defs": {"unused": {"type": "integer"}}}}}
     ]))
     .unwrap();
-    let format = FormatDescription {
-        reasoning: None,
-        calls: CallFormat {
-            section: Some(("<calls>".into(), "</calls>".into())),
-            section_optional: false,
-            call_begin: "".into(),
-            name: CallName::Python,
-            call_end: "".into(),
-            padding: "".into(),
-            separator: ", ".into(),
-            array: true,
-        },
-        reserved: vec![],
-    };
+    let format = python_list_like();
     let constraint = format
         .constraint(
             Some(&tools),
