@@ -9,7 +9,8 @@
 //! `generic` for the first template case), `auto` or `required`, how many times to build it
 //! (default 20), and which form each build renders: `lark`, `gbnf`, `structural-tag`, `all` (the
 //! default) or `none` (the constraint alone; a `Constraint` renders a form on first access). With `CONSTRAINT_DUMP=DIR` it writes the Lark, GBNF and structural tag it built to
-//! `DIR/PARSER-CHOICE.{lark,gbnf,json}`. The request has [`benchmarks::CONSTRAINT_TOOLS`] tools. It prints the sizes of what it
+//! `DIR/PARSER-CHOICE.{lark,gbnf,json}`. The request has [`benchmarks::CONSTRAINT_TOOLS`] tools
+//! (with `CONSTRAINT_TOOLS=distinct`, [`benchmarks::distinct_tools`]: no parameter shared). It prints the sizes of what it
 //! built and the time per build (wall clock, and the thread's CPU time where Linux tells it).
 #![forbid(unsafe_code)]
 
@@ -17,7 +18,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use benchmarks::{CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, realistic_tools};
+use benchmarks::{
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, distinct_tools, realistic_tools,
+};
 use parser_auto::constraint::{ConstraintRequest, ToolChoice};
 
 /// The CPU time this thread has run, in nanoseconds (Linux's `/proc/thread-self/schedstat`).
@@ -75,7 +78,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let tools = parser_auto::Tools::from_json(&realistic_tools(CONSTRAINT_TOOLS)).expect("valid");
+    // `CONSTRAINT_TOOLS=distinct`: no parameter declared alike by two tools (the worst case).
+    let tools = if std::env::var("CONSTRAINT_TOOLS").is_ok_and(|v| v == "distinct") {
+        distinct_tools(CONSTRAINT_TOOLS)
+    } else {
+        realistic_tools(CONSTRAINT_TOOLS)
+    };
+    let tools = parser_auto::Tools::from_json(&tools).expect("valid");
     let options = case.options(Arc::new(tools));
     let request = ConstraintRequest {
         tool_choice: choice,

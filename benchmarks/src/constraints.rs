@@ -84,6 +84,37 @@ pub fn realistic_tools(count: usize) -> Value {
     Value::Array(tools)
 }
 
+/// [`realistic_tools`] with each tool's property names made its own (`query_07`): no two tools
+/// declare a parameter alike, so nothing the grammars share between tools applies (the worst case
+/// of the constraint rows, where the realistic request shares the same six properties).
+///
+/// ```
+/// let tools = benchmarks::distinct_tools(2);
+/// assert!(tools[1]["function"]["parameters"]["properties"].get("query_01").is_some());
+/// assert_eq!(tools[1]["function"]["parameters"]["required"][0], "query_01");
+/// ```
+pub fn distinct_tools(count: usize) -> Value {
+    let mut tools = realistic_tools(count);
+    for (at, tool) in tools.as_array_mut().into_iter().flatten().enumerate() {
+        let parameters = &mut tool["function"]["parameters"];
+        let suffix = |name: &str| format!("{name}_{at:02}");
+        if let Some(Value::Object(properties)) = parameters.get_mut("properties") {
+            *properties = std::mem::take(properties)
+                .into_iter()
+                .map(|(name, schema)| (suffix(&name), schema))
+                .collect();
+        }
+        if let Some(Value::Array(required)) = parameters.get_mut("required") {
+            for name in required.iter_mut() {
+                if let Some(text) = name.as_str() {
+                    *name = Value::String(suffix(text));
+                }
+            }
+        }
+    }
+    tools
+}
+
 /// Where a constraint comes from: a family's registered builder, or the generic parser's description
 /// of a chat template's analysis.
 #[derive(Clone, Copy, Debug)]

@@ -46,7 +46,7 @@ pub mod hostile_templates;
 
 pub use constraints::{
     CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintBuilder, ConstraintCase, ConstraintForm,
-    ConstraintSource, realistic_tools,
+    ConstraintSource, distinct_tools, realistic_tools,
 };
 pub use formats::{
     AUTO_QWEN3_CODER, AUTO_QWEN3_HERMES, CONTENT_TAIL, DEEPSEEK_V31, ExpectedCall, FORMATS, Format,

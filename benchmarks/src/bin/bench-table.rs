@@ -1302,6 +1302,41 @@ fn constraint_section(harness: &Harness) -> bool {
             }
         }
     }
+    // The worst case, for information: the same request with no parameter declared alike by two
+    // tools (nothing the grammars share between tools applies), for the formats that share most.
+    let distinct = std::sync::Arc::new(
+        parser_auto::Tools::from_json(&benchmarks::distinct_tools(CONSTRAINT_TOOLS))
+            .expect("valid tools"),
+    );
+    let request = ConstraintRequest {
+        tool_choice: ToolChoice::Required,
+        ..ConstraintRequest::default()
+    };
+    for case in CONSTRAINT_CASES.iter().filter(|case| {
+        ["qwen3-coder", "deepseek-v3.2", "glm-4.7", "lfm2"].contains(&case.label().as_str())
+    }) {
+        let Ok(builder) = case.builder() else {
+            continue;
+        };
+        let options = case.options(distinct.clone());
+        for form in ConstraintForm::ALL {
+            let measured = harness.measure(|| {
+                builder
+                    .build(&options, &request)
+                    .map(|constraint| form.render(&constraint))
+            });
+            let (fast, slow) = measured.range_ns();
+            let _ = writeln!(
+                out,
+                "| `{}`, tool_choice required, {CONSTRAINT_TOOLS} tools sharing no parameter, {} | {} | {}–{} | — | info |",
+                case.label(),
+                form.label(),
+                time(measured.median_ns()),
+                time(fast),
+                time(slow),
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "\nConstrained decoding: {passed} PASS, {missed} MISS.\n"

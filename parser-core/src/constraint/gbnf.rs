@@ -635,11 +635,11 @@ impl<'g> Rules<'g> {
             text
         });
         let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
-        if let SetMask::Bits(mask) = self
+        let mask = self
             .sets
-            .mask(texts.zip(items.iter().map(|(_, required)| *required)))
-        {
-            let variant = self.sets.variant(separator.as_deref());
+            .mask(texts.zip(items.iter().map(|(_, required)| *required)));
+        let variant = self.sets.variant(separator.as_deref());
+        if let SetMask::Bits(mask) = mask {
             let prefix = match &self.sets_prefix {
                 Some(prefix) => prefix.clone(),
                 None => {
@@ -649,24 +649,25 @@ impl<'g> Rules<'g> {
                     prefix
                 }
             };
-            let number = self
-                .sets
-                .rule(mask, variant, &prefix, " ::= ", &mut self.blocks);
-            out.push_str(&prefix);
-            push_number(out, u64::from(number));
+            self.sets
+                .rule(mask, variant, &prefix, " ::= ", &mut self.blocks, out);
             return;
         }
-        let prefix = self.fresh_prefix("any");
+        let mut prefix = self.fresh_prefix("any");
+        prefix.push('-');
         out.push_str(&prefix);
-        out.push_str("-0");
+        out.push('0');
         write_any_order_sets(
             &mut self.blocks,
             items,
             separator.as_deref(),
-            &[prefix.as_str(), "-"].concat(),
+            &prefix,
             |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
             " ::= ",
         );
+        if let SetMask::New(mask) = mask {
+            self.sets.register(mask, variant, &prefix);
+        }
     }
 
     /// The rule for a value valid against `schema`.

@@ -456,29 +456,26 @@ impl Lark {
             text
         });
         let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
-        match self
+        let mask = self
             .sets
-            .mask(texts.zip(items.iter().map(|(_, required)| *required)))
-        {
-            SetMask::Bits(mask) => {
-                let variant = self.sets.variant(separator.as_deref());
-                let number = self
-                    .sets
-                    .rule(mask, variant, SHARED_SETS, ": ", &mut self.extra);
-                out.push_str(SHARED_SETS);
-                push_number(out, u64::from(number));
-            }
-            SetMask::Alone => {
-                out.push_str(&prefix);
-                out.push('0');
-                write_any_order_sets(
-                    &mut self.extra,
-                    items,
-                    separator.as_deref(),
-                    &prefix,
-                    |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
-                    ": ",
-                );
+            .mask(texts.zip(items.iter().map(|(_, required)| *required)));
+        let variant = self.sets.variant(separator.as_deref());
+        if let SetMask::Bits(mask) = mask {
+            self.sets
+                .rule(mask, variant, SHARED_SETS, ": ", &mut self.extra, out);
+        } else {
+            out.push_str(&prefix);
+            out.push('0');
+            write_any_order_sets(
+                &mut self.extra,
+                items,
+                separator.as_deref(),
+                &prefix,
+                |out, item| out.push_str(&rendered[ends[item]..ends[item + 1]]),
+                ": ",
+            );
+            if let SetMask::New(mask) = mask {
+                self.sets.register(mask, variant, &prefix);
             }
         }
         self.any_order_scratch = (prefix, rendered, ends);
@@ -486,7 +483,7 @@ impl Lark {
 }
 
 /// The set rules of one grammar's [`Node::AnyOrder`] and [`Node::Separated`] nodes, shared between
-/// the nodes. A set rule is named by the items still to write, and its language — the orders of
+/// the nodes. A set rule stands for the items still to write, and its language — the orders of
 /// those items, each at most once, the required ones present (a separator before each but the
 /// first, or before each once one was written) — does not depend on which node reached it: so
 /// two tools that declare the same parameters alike (`query`, `unit`, `limit` in every tool of a
@@ -494,6 +491,11 @@ impl Lark {
 /// another's starts at one of that tool's sets. Items are told apart by their rendered text (a
 /// rule's name: the tree gives an equal parameter one rule, see `ParameterMemo`) and whether they
 /// are required. Exact: the same language as the sets of one node, in fewer rules.
+///
+/// A node whose items are all new (the first tool, and every tool when no two share a parameter)
+/// can reuse nothing: its sets are written by [`write_any_order_sets`] under a prefix of its own,
+/// as without sharing, and [`register`](Self::register)ed for the nodes after it. Only a node that
+/// mixes items seen before with new ones writes set rules here ([`rule`](Self::rule)).
 #[derive(Default)]
 pub(crate) struct SharedSets {
     /// The bit of each distinct item, by its text, `[optional, required]`.
@@ -504,15 +506,34 @@ pub(crate) struct SharedSets {
     required: u128,
     /// The separators of [`Node::Separated`] nodes, by their text (a variant per separator).
     separators: Vec<String>,
-    /// The number of each set rule written, by (items still to write, variant: 0 without a
-    /// separator, else `1 + 2 * separator + started`).
-    rules: FastMap<(u128, u32), u32>,
+    /// The rule of each set written, by (items still to write, variant: 0 without a separator,
+    /// else `1 + 2 * separator + started`).
+    rules: FastMap<(u128, u32), SetName>,
+    /// The nodes whose sets were written alone ([`SetMask::New`]): their items' bits, their
+    /// variant (nothing written yet) and their prefix. Looked up when a set is not in `rules`
+    /// (a few nodes a grammar), not listed set by set: a request whose tools share nothing pays
+    /// nothing for sharing.
+    alone: Vec<(u128, u32, String)>,
+    /// The set rules [`rule`](Self::rule) wrote.
+    shared: u32,
+}
+
+/// Where a set's rule is: among the sets a node wrote alone (its prefix, and the set of its items
+/// already written, as [`write_any_order_sets`] names it), or among the shared ones.
+#[derive(Clone, Copy)]
+enum SetName {
+    Alone { node: u32, written: u32 },
+    Shared(u32),
 }
 
 /// What [`SharedSets::mask`] answers for a node.
 pub(crate) enum SetMask {
-    /// The node's items, as bits.
+    /// The node's items as bits, some seen before: [`SharedSets::rule`] names its first set.
     Bits(u128),
+    /// Every item of the node is new (its bits are consecutive, from the lowest, in the items'
+    /// order): nothing written before can serve, so the node writes its sets alone and
+    /// [`register`](SharedSets::register)s them.
+    New(u128),
     /// The node cannot share (two of its items have the same text, or the grammar has more
     /// distinct items than the bits hold): its sets are written for it alone.
     Alone,
@@ -522,10 +543,14 @@ impl SharedSets {
     /// The bits of a node's items (each item's text, then whether it is required).
     pub(crate) fn mask<'a>(&mut self, items: impl Iterator<Item = (&'a str, bool)>) -> SetMask {
         let mut mask = 0u128;
+        let mut new = true;
         for (text, required) in items {
             let slot = usize::from(required);
             let bit = match self.bits.get(text).and_then(|bits| bits[slot]) {
-                Some(bit) => bit,
+                Some(bit) => {
+                    new = false;
+                    bit
+                }
                 None => {
                     let Ok(bit) = u8::try_from(self.texts.len()) else {
                         return SetMask::Alone;
@@ -546,7 +571,11 @@ impl SharedSets {
             }
             mask |= 1u128 << bit;
         }
-        SetMask::Bits(mask)
+        if new {
+            SetMask::New(mask)
+        } else {
+            SetMask::Bits(mask)
+        }
     }
 
     /// The variant of a node: without a separator, or with this one (nothing written yet).
@@ -564,10 +593,43 @@ impl SharedSets {
         1 + 2 * at as u32
     }
 
-    /// The number of the rule of the items `remaining` in `variant`, writing it (and the rules of
-    /// the sets it leads to) into `out` if no node wrote it before: `PREFIX{number} DEFINES` then
-    /// `""` when no required item remains, and `ITEM PREFIX{number of the rest}` per remaining
-    /// item, lowest bit first.
+    /// Records the sets a [`SetMask::New`] node of `mask` wrote alone with [`write_any_order_sets`]
+    /// under `prefix` (`PREFIX{set of items written}`), so that later nodes refer to them.
+    pub(crate) fn register(&mut self, mask: u128, variant: u32, prefix: &str) {
+        // No items: no set to refer to; more than a `u32` of them: never written out anyway.
+        if mask != 0 && mask.count_ones() < 32 {
+            self.alone.push((mask, variant, prefix.to_owned()));
+        }
+    }
+
+    /// The set `remaining` in `variant` among those a node wrote alone: a node whose items include
+    /// them, in the same variant (a separated node has started unless nothing of it is written).
+    fn written_alone(&self, remaining: u128, variant: u32) -> Option<SetName> {
+        self.alone
+            .iter()
+            .enumerate()
+            .find_map(|(node, &(mask, base, _))| {
+                if remaining & !mask != 0 {
+                    return None;
+                }
+                // The node's bits are consecutive from its lowest, in its items' order.
+                let written = ((mask & !remaining) >> mask.trailing_zeros()) as u32;
+                let wanted = if base != 0 && written != 0 {
+                    base + 1
+                } else {
+                    base
+                };
+                (wanted == variant).then_some(SetName::Alone {
+                    node: node as u32,
+                    written,
+                })
+            })
+    }
+
+    /// Writes the name of the rule of the items `remaining` in `variant` into `name`, writing the
+    /// rule (and the rules of the sets it leads to) into `out` if no node wrote it before: `PREFIX`
+    /// and its number, `DEFINES`, then `""` when no required item remains, and `ITEM RULE(rest)` per
+    /// remaining item, lowest bit first.
     pub(crate) fn rule(
         &mut self,
         remaining: u128,
@@ -575,28 +637,43 @@ impl SharedSets {
         prefix: &str,
         defines: &str,
         out: &mut String,
-    ) -> u32 {
-        if let Some(&number) = self.rules.get(&(remaining, variant)) {
-            return number;
+        name: &mut String,
+    ) {
+        let set = self.set(remaining, variant, prefix, defines, out);
+        self.push_name(set, prefix, name);
+    }
+
+    fn set(
+        &mut self,
+        remaining: u128,
+        variant: u32,
+        prefix: &str,
+        defines: &str,
+        out: &mut String,
+    ) -> SetName {
+        if let Some(&set) = self.rules.get(&(remaining, variant)) {
+            return set;
+        }
+        if let Some(set) = self.written_alone(remaining, variant) {
+            return set;
         }
         // After an item, a separated node has started: its separator comes before the next.
-        let next = if variant % 2 == 1 {
-            variant + 1
-        } else {
+        let next = if variant.is_multiple_of(2) {
             variant
+        } else {
+            variant + 1
         };
-        let mut rests = [0u32; 128];
+        let mut rests = Vec::with_capacity(remaining.count_ones() as usize);
         let mut left = remaining;
         while left != 0 {
             let bit = left.trailing_zeros();
             left &= left - 1;
-            rests[bit as usize] =
-                self.rule(remaining & !(1u128 << bit), next, prefix, defines, out);
+            rests.push(self.set(remaining & !(1u128 << bit), next, prefix, defines, out));
         }
-        let number = self.rules.len() as u32;
-        self.rules.insert((remaining, variant), number);
-        out.push_str(prefix);
-        push_number(out, u64::from(number));
+        let set = SetName::Shared(self.shared);
+        self.shared += 1;
+        self.rules.insert((remaining, variant), set);
+        self.push_name(set, prefix, out);
         out.push_str(defines);
         let mut first = true;
         if remaining & self.required == 0 {
@@ -604,10 +681,10 @@ impl SharedSets {
             first = false;
         }
         // Started (an even variant): the separator comes before every item.
-        let separator = (variant != 0 && variant.is_multiple_of(2))
-            .then(|| self.separators[(variant as usize - 2) / 2].as_str());
+        let separator =
+            (variant != 0 && variant.is_multiple_of(2)).then(|| (variant as usize - 2) / 2);
         let mut left = remaining;
-        while left != 0 {
+        for rest in rests {
             let bit = left.trailing_zeros();
             left &= left - 1;
             if !first {
@@ -615,16 +692,28 @@ impl SharedSets {
             }
             first = false;
             if let Some(separator) = separator {
-                out.push_str(separator);
+                out.push_str(&self.separators[separator]);
                 out.push(' ');
             }
             out.push_str(&self.texts[bit as usize]);
             out.push(' ');
-            out.push_str(prefix);
-            push_number(out, u64::from(rests[bit as usize]));
+            self.push_name(rest, prefix, out);
         }
         out.push('\n');
-        number
+        set
+    }
+
+    fn push_name(&self, set: SetName, prefix: &str, out: &mut String) {
+        match set {
+            SetName::Alone { node, written } => {
+                out.push_str(&self.alone[node as usize].2);
+                push_number(out, u64::from(written));
+            }
+            SetName::Shared(number) => {
+                out.push_str(prefix);
+                push_number(out, u64::from(number));
+            }
+        }
     }
 }
 

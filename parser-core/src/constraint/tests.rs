@@ -707,6 +707,10 @@ fn parameters_declared_alike_share_rules(#[case] call: &str, #[case] accepted: b
     );
     // One rule for `a` as f, g and h declare it, one for k's; `b` and `c` once each.
     let lark = constraint.lark();
+    // f writes its 8 sets alone, h starts at one of them, k (another `a`) writes its 2 alone, and
+    // g (f's `a` and a required `b`) writes 2 shared sets whose rests are f's.
+    let sets = |prefix: &str| lark.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!((sets("any_"), sets("any_0_")), (12, 2), "{lark}");
     assert_eq!(lark.matches("\"<p=a>\"").count(), 2, "{lark}");
     assert_eq!(lark.matches("\"<p=b>\"").count(), 1, "{lark}");
     assert_eq!(lark.matches("\"<p=c>\"").count(), 1, "{lark}");
