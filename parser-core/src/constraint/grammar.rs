@@ -498,10 +498,13 @@ impl Lark {
 /// mixes items seen before with new ones writes set rules here ([`rule`](Self::rule)).
 #[derive(Default)]
 pub(crate) struct SharedSets {
-    /// The bit of each distinct item, by its text, `[optional, required]`.
-    bits: FastMap<String, [Option<u8>; 2]>,
-    /// Each bit's text.
-    texts: Vec<String>,
+    /// The first bit whose item has this hash (of its text and whether it is required); the bits
+    /// with the same hash are chained in `next`. No text is copied into a key: an item's text is a
+    /// range of `arena`.
+    by_hash: FastMap<u64, u8>,
+    /// Each bit's text (a range of `arena`) and the next bit with its hash.
+    texts: Vec<(u32, u32, Option<u8>)>,
+    arena: String,
     /// The bits of required items.
     required: u128,
     /// The separators of [`Node::Separated`] nodes, by their text (a variant per separator).
@@ -542,24 +545,31 @@ pub(crate) enum SetMask {
 impl SharedSets {
     /// The bits of a node's items (each item's text, then whether it is required).
     pub(crate) fn mask<'a>(&mut self, items: impl Iterator<Item = (&'a str, bool)>) -> SetMask {
+        if self.texts.is_empty() {
+            // Room for a request's worth of parameters: growing the map from nothing rehashed it
+            // six times.
+            self.by_hash.reserve(64);
+            self.texts.reserve(64);
+        }
         let mut mask = 0u128;
         let mut new = true;
         for (text, required) in items {
-            let slot = usize::from(required);
-            let bit = match self.bits.get(text).and_then(|bits| bits[slot]) {
-                Some(bit) => {
+            let bit = match self.find(text, required) {
+                Ok(bit) => {
                     new = false;
                     bit
                 }
-                None => {
+                Err(hash) => {
                     let Ok(bit) = u8::try_from(self.texts.len()) else {
                         return SetMask::Alone;
                     };
                     if bit >= 128 {
                         return SetMask::Alone;
                     }
-                    self.texts.push(text.to_owned());
-                    self.bits.entry(text.to_owned()).or_default()[slot] = Some(bit);
+                    let start = self.arena.len() as u32;
+                    self.arena.push_str(text);
+                    let chained = self.by_hash.insert(hash, bit);
+                    self.texts.push((start, self.arena.len() as u32, chained));
                     if required {
                         self.required |= 1u128 << bit;
                     }
@@ -591,6 +601,26 @@ impl SharedSets {
             }
         };
         1 + 2 * at as u32
+    }
+
+    /// The bit of the item `text` (`required` or not), or the hash to file a new one under.
+    fn find(&self, text: &str, required: bool) -> Result<u8, u64> {
+        use std::hash::BuildHasher;
+        let hash = super::gbnf::FastHash::default().hash_one((text, required));
+        let mut next = self.by_hash.get(&hash).copied();
+        while let Some(bit) = next {
+            let (_, _, after) = self.texts[bit as usize];
+            if self.text(bit) == text && (self.required >> bit) & 1 == u128::from(required) {
+                return Ok(bit);
+            }
+            next = after;
+        }
+        Err(hash)
+    }
+
+    fn text(&self, bit: u8) -> &str {
+        let (start, end, _) = self.texts[bit as usize];
+        &self.arena[start as usize..end as usize]
     }
 
     /// Records the sets a [`SetMask::New`] node of `mask` wrote alone with [`write_any_order_sets`]
@@ -695,7 +725,7 @@ impl SharedSets {
                 out.push_str(&self.separators[separator]);
                 out.push(' ');
             }
-            out.push_str(&self.texts[bit as usize]);
+            out.push_str(self.text(bit as u8));
             out.push(' ');
             self.push_name(rest, prefix, out);
         }

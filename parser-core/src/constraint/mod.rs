@@ -1026,7 +1026,7 @@ impl FormatDescription {
         rules.push((String::from("start"), Node::Seq(Vec::new())));
         let calls = &self.calls;
         let mut python = python::PyRules::default();
-        let mut memo = ParameterMemo::default();
+        let mut memo = ParameterMemo::for_tools(&shape.tools);
         let mut gemma = match &calls.name {
             CallName::Gemma { delimiter } => Some(gemma::GemmaRules::new(
                 delimiter,
@@ -1639,14 +1639,13 @@ fn parameter_rules<'t>(
     };
     for (index, &(name, schema, _)) in properties.iter().enumerate() {
         if shared && let Some(rule) = memo.find(name, schema) {
-            names.push(rule.to_owned());
+            names.push(rule);
             continue;
         }
-        let rule = param_rule(at, index);
         if shared {
-            memo.insert(name, schema, rule.clone());
+            memo.insert(name, schema, at, index);
         }
-        names.push(rule);
+        names.push(param_rule(at, index));
         let mut items = Vec::with_capacity(10);
         items.extend([
             Node::Ws,
@@ -1740,22 +1739,46 @@ fn parameter_rules<'t>(
 /// sets of both tools, which lets them share their set rules ([`grammar::SharedSets`]).
 #[derive(Default)]
 pub(crate) struct ParameterMemo<'t> {
-    /// By property name: each schema declared for it so far, and its rule (a name has one schema
-    /// in most requests: a comparison, not a hash of every schema).
-    rules: gbnf::FastMap<&'t str, Vec<(&'t Value, String)>>,
+    /// The first property with this name (an index into `seen`); the others with the name are
+    /// chained (a name has one schema in most requests: a comparison, not a hash of every schema).
+    by_name: gbnf::FastMap<&'t str, usize>,
+    /// Each property written: its name, schema, tool and place in the tool (which name its rule,
+    /// `param_AT_INDEX`), and the next property with its name.
+    seen: Vec<(&'t str, &'t Value, usize, usize, Option<usize>)>,
 }
 
 impl<'t> ParameterMemo<'t> {
-    /// The rule of an earlier property with this name and schema.
-    fn find(&self, name: &str, schema: &Value) -> Option<&str> {
-        self.rules
-            .get(name)?
+    /// A memo with room for the properties of `tools` (no growth while it fills).
+    fn for_tools(tools: &[CallTool]) -> Self {
+        let count = tools
             .iter()
-            .find_map(|(seen, rule)| gbnf::same_schema(seen, schema).then_some(rule.as_str()))
+            .filter_map(|tool| tool.parameters().get("properties")?.as_object())
+            .map(serde_json::Map::len)
+            .sum();
+        let mut by_name = gbnf::FastMap::default();
+        by_name.reserve(count);
+        ParameterMemo {
+            by_name,
+            seen: Vec::with_capacity(count),
+        }
     }
 
-    fn insert(&mut self, name: &'t str, schema: &'t Value, rule: String) {
-        self.rules.entry(name).or_default().push((schema, rule));
+    /// The rule of an earlier property with this name and schema.
+    fn find(&self, name: &str, schema: &Value) -> Option<String> {
+        let mut next = self.by_name.get(name).copied();
+        while let Some(at) = next {
+            let (_, seen, tool, index, after) = self.seen[at];
+            if gbnf::same_schema(seen, schema) {
+                return Some(param_rule(tool, index));
+            }
+            next = after;
+        }
+        None
+    }
+
+    fn insert(&mut self, name: &'t str, schema: &'t Value, tool: usize, index: usize) {
+        let after = self.by_name.insert(name, self.seen.len());
+        self.seen.push((name, schema, tool, index, after));
     }
 }
 

@@ -89,11 +89,11 @@ impl Hasher for Prehashed {
     }
 }
 
-/// A hash of a `KEY=VALUE` item: its property's schema ([`schema_hash`](super::gbnf::schema_hash))
-/// and name, mixed as `FxHasher` does, so that properties of one schema but different names (many
-/// plain strings) do not all land on one key.
-fn item_hash(name: &str, schema: &Value) -> u64 {
-    let mut hash = super::gbnf::schema_hash(schema);
+/// A hash of a `KEY=VALUE` item: its property's name, as `FxHasher` mixes it (the items of one
+/// name are told apart by comparing their schemas: a name has one schema in most requests, and
+/// hashing every schema cost a request whose tools share nothing a seventh of its grammar).
+fn item_hash(name: &str) -> u64 {
+    let mut hash = 0u64;
     let mut add = |word: u64| {
         hash = (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     };
@@ -152,7 +152,7 @@ impl<'t> PyRules<'t> {
             if !is_identifier(name) {
                 continue;
             }
-            let key = shared.then(|| item_hash(name, schema));
+            let key = shared.then(|| item_hash(name));
             if let Some(key) = key {
                 let seen = self.items.get(&key).and_then(|candidates| {
                     candidates.iter().find(|item| {

@@ -570,7 +570,7 @@ fn parameters_calls<'s>(
     let mut rules = Vec::with_capacity(1 + tools.len() * 10);
     rules.push(("root".to_owned(), Node::Seq(Vec::new())));
     let mut calls = Vec::with_capacity(tools.len());
-    let mut memo = ParameterMemo::default();
+    let mut memo = ParameterMemo::for_tools(tools);
     for (at, tool) in tools.iter().enumerate() {
         calls.push(format.call_tail(at, tool));
         rules.extend(parameter_rules(at, tool, tags, &values, &mut memo));
