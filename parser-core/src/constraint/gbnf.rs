@@ -97,8 +97,23 @@ fn rule_name(name: &str) -> String {
 }
 
 fn push_rule_name(out: &mut String, name: &str) {
-    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, a byte
-    // at a time (a name is short: a copy call per part between two `_` cost more).
+    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`. A short
+    // name is mapped into a block on the stack and copied whole (a push per byte was a tenth of a
+    // tagged format's GBNF, whose parameters refer to their rules; a copy call per part between
+    // two `_` cost more).
+    const BLOCK: usize = 48;
+    if name.len() <= BLOCK {
+        let mut block = [0u8; BLOCK];
+        let mut plain = true;
+        for (slot, &b) in block.iter_mut().zip(name.as_bytes()) {
+            plain &= b.is_ascii_alphanumeric() || b == b'_';
+            *slot = if b == b'_' { b'-' } else { b };
+        }
+        if plain && let Ok(converted) = std::str::from_utf8(&block[..name.len()]) {
+            out.push_str(converted);
+            return;
+        }
+    }
     let mark = out.len();
     out.reserve(name.len());
     for b in name.bytes() {
@@ -608,7 +623,7 @@ impl<'g> Rules<'g> {
         let prefix = self.fresh_prefix("text");
         let written = rules.write(&prefix);
         self.shared.push((self.blocks.len(), written));
-        let first = format!("{prefix}-s0");
+        let first = [prefix.as_str(), "-s0"].concat();
         out.push_str(&first);
         self.texts.insert(key, first);
     }
@@ -919,10 +934,27 @@ impl<'g> Rules<'g> {
         let value = self.any_value();
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
-        let member = format!("{string} {ws} \":\" {ws} {value}");
+        // Joined from their parts, not `format!`ted (which was half of this once-per-grammar cost).
+        let member = [&*string, " ", &ws, " \":\" ", &ws, " ", &value].concat();
         let tails: (Name, Name) = (
-            format!("( \",\" {ws} {member} {ws} )*").into(),
-            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?").into(),
+            ["( \",\" ", &ws, " ", &member, " ", &ws, " )*"]
+                .concat()
+                .into(),
+            [
+                "( ",
+                &member,
+                " ",
+                &ws,
+                " ( \",\" ",
+                &ws,
+                " ",
+                &member,
+                " ",
+                &ws,
+                " )* )?",
+            ]
+            .concat()
+            .into(),
         );
         self.open_tails = Some(tails.clone());
         tails
@@ -994,21 +1026,57 @@ impl<'g> Rules<'g> {
         if let Some((value, _)) = &self.any_value {
             return value.clone();
         }
-        let value = self.reserve("value");
-        let value_name = self.rules[value].0.clone();
+        let value_at = self.reserve("value");
+        let value_name = self.rules[value_at].0.clone();
         let ws = self.ws();
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
-        let object = format!(
-            "\"{{\" {ws} ( {string} {ws} \":\" {ws} {value_name} {ws} ( \",\" {ws} {string} {ws} \":\" {ws} {value_name} {ws} )* )? \"}}\""
-        );
+        // Joined from their parts, not `format!`ted (a tenth of a JSON-fields format's grammar
+        // was formatting these three bodies).
+        let (ws, string, value) = (&*ws, &*string, &*value_name);
+        let member = [string, " ", ws, " \":\" ", ws, " ", value, " ", ws].concat();
+        let object = [
+            "\"{\" ",
+            ws,
+            " ( ",
+            &member,
+            " ( \",\" ",
+            ws,
+            " ",
+            &member,
+            " )* )? \"}\"",
+        ]
+        .concat();
         let object = self.add("object", object);
         self.any_value = Some((value_name.clone(), object.clone()));
-        let array =
-            format!("\"[\" {ws} ( {value_name} {ws} ( \",\" {ws} {value_name} {ws} )* )? \"]\"");
+        let array = [
+            "\"[\" ",
+            ws,
+            " ( ",
+            value,
+            " ",
+            ws,
+            " ( \",\" ",
+            ws,
+            " ",
+            value,
+            " ",
+            ws,
+            " )* )? \"]\"",
+        ]
+        .concat();
         let array = self.add("array", array);
-        self.rules[value].1 =
-            format!("{object} | {array} | {string} | {NUMBER} | \"true\" | \"false\" | \"null\"");
+        self.rules[value_at].1 = [
+            &*object,
+            " | ",
+            &array,
+            " | ",
+            string,
+            " | ",
+            NUMBER,
+            " | \"true\" | \"false\" | \"null\"",
+        ]
+        .concat();
         value_name
     }
 
@@ -1047,18 +1115,33 @@ struct SchemaKey<'g>(&'g Value);
 
 impl PartialEq for SchemaKey<'_> {
     fn eq(&self, other: &Self) -> bool {
+        // Scalars are compared here, not through `Value`'s `==` (a call per leaf of a tool's
+        // schema: its descriptions and bounds).
         fn same(a: &Value, b: &Value) -> bool {
             match (a, b) {
-                (Value::Array(a), Value::Array(b)) => {
-                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
-                }
                 (Value::Object(a), Value::Object(b)) => {
                     a.len() == b.len()
                         && a.iter()
                             .zip(b)
-                            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+                            .all(|((ka, va), (kb, vb))| ka == kb && same_leaf_first(va, vb))
                 }
-                (a, b) => a == b,
+                (Value::Array(a), Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_leaf_first(a, b))
+                }
+                (a, b) => same_leaf_first(a, b),
+            }
+        }
+        #[inline(always)]
+        fn same_leaf_first(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::String(a), Value::String(b)) => a == b,
+                (Value::Number(a), Value::Number(b)) => a == b,
+                (Value::Bool(a), Value::Bool(b)) => a == b,
+                (Value::Null, Value::Null) => true,
+                (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {
+                    same(a, b)
+                }
+                _ => false,
             }
         }
         std::ptr::eq(self.0, other.0) || same(self.0, other.0)
@@ -1142,6 +1225,19 @@ fn push_literal(out: &mut String, text: &str) {
     if !super::grammar::needs_json_escape(text) {
         out.push_str(text);
         out.push('"');
+        return;
+    }
+    // A JSON string's text (`"name"`, `"tool_00_lookup"`): its two quotes written with the
+    // literal's own (three copies, two of constant size, where the runs between escapes were five:
+    // a twelfth of a JSON-fields format's GBNF was these literals).
+    if let Some(inner) = text
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        && !super::grammar::needs_json_escape(inner)
+    {
+        out.push_str("\\\"");
+        out.push_str(inner);
+        out.push_str("\\\"\"");
         return;
     }
     let mut start = 0;
