@@ -46,14 +46,18 @@ pub(crate) fn render(grammar: &Grammar) -> String {
         buffer.clear();
         push_rule_name(&mut buffer, name);
         out.note_heads(&buffer);
-        out.names.insert(Rc::from(buffer.as_str()), 1);
+        let converted: Name = Rc::from(buffer.as_str());
+        out.names.insert(converted.clone(), 1);
+        // Kept for the rule's head and each reference to it: converting a name at every
+        // `Node::Ref` was a tenth of a tagged format's GBNF (a tool refers to its parameters' rules).
+        out.grammar_names.insert(name.as_str(), converted);
     }
     let mut text = String::with_capacity(8192);
     for (at, (name, node)) in grammar.rules.iter().enumerate() {
         if at == 0 {
             text.push_str("root");
         } else {
-            push_rule_name(&mut text, name);
+            out.push_grammar_name(&mut text, name);
         }
         text.push_str(" ::= ");
         out.node(node, &mut text);
@@ -97,23 +101,9 @@ fn rule_name(name: &str) -> String {
 }
 
 fn push_rule_name(out: &mut String, name: &str) {
-    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`. A short
-    // name is mapped into a block on the stack and copied whole (a push per byte was a tenth of a
-    // tagged format's GBNF, whose parameters refer to their rules; a copy call per part between
-    // two `_` cost more).
-    const BLOCK: usize = 48;
-    if name.len() <= BLOCK {
-        let mut block = [0u8; BLOCK];
-        let mut plain = true;
-        for (slot, &b) in block.iter_mut().zip(name.as_bytes()) {
-            plain &= b.is_ascii_alphanumeric() || b == b'_';
-            *slot = if b == b'_' { b'-' } else { b };
-        }
-        if plain && let Ok(converted) = std::str::from_utf8(&block[..name.len()]) {
-            out.push_str(converted);
-            return;
-        }
-    }
+    // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, a byte
+    // at a time (a name is short: a copy call per part between two `_` cost more, and so did a
+    // block on the stack copied whole, whose check as UTF-8 cost a third of the conversion).
     let mark = out.len();
     out.reserve(name.len());
     for b in name.bytes() {
@@ -252,6 +242,8 @@ struct Rules<'g> {
     scratch: String,
     /// Emptied buffers, for the next object's members and bodies ([`Rules::buffer`]).
     buffers: Vec<String>,
+    /// The GBNF name of each of the grammar's rules, by its name in the grammar.
+    grammar_names: FastMap<&'g str, Name>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
     sets: SharedSets,
     sets_prefix: Option<String>,
@@ -410,11 +402,20 @@ impl TextRules {
 impl<'g> Rules<'g> {
     fn with_capacity(rules: usize) -> Self {
         Rules {
+            grammar_names: FastMap::with_capacity_and_hasher(rules / 8, FastHash::default()),
             converted: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             rules: Vec::with_capacity(rules),
             by_hash: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
             ..Rules::default()
+        }
+    }
+
+    /// Writes the GBNF name of the grammar's rule `name` (converted if the grammar has no such rule).
+    fn push_grammar_name(&self, out: &mut String, name: &str) {
+        match self.grammar_names.get(name) {
+            Some(converted) => out.push_str(converted),
+            None => push_rule_name(out, name),
         }
     }
 
@@ -590,7 +591,7 @@ impl<'g> Rules<'g> {
                 out.push_str(&name);
             }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
-            Node::Ref(name) => push_rule_name(out, name),
+            Node::Ref(name) => self.push_grammar_name(out, name),
             Node::Chars { except, min, max } => {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));
