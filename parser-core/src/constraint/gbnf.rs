@@ -26,6 +26,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -67,8 +68,9 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     text.reserve(
         out.rules
             .iter()
-            .map(|(name, body)| name.len() + body.len() + 6)
+            .map(|(name, _)| name.len() + 6)
             .sum::<usize>()
+            + out.bodies.len()
             + out.blocks.len()
             + out
                 .shared
@@ -79,7 +81,7 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     for (name, body) in &out.rules {
         text.push_str(name);
         text.push_str(" ::= ");
-        text.push_str(body);
+        text.push_str(&out.bodies[body.clone()]);
         text.push('\n');
     }
     // The blocks, with each text automaton's rules where it was written.
@@ -210,7 +212,10 @@ struct Rules<'g> {
     /// Each converted schema, its rule, and the next schema with its hash.
     schemas: Vec<(&'g Value, Name, Option<usize>)>,
     /// Rules by name, deduplicated by body (JSON values).
-    rules: Vec<(Name, String)>,
+    rules: Vec<(Name, Range<usize>)>,
+    /// Every rule's body, each in its range of this one buffer (a string per rule was a malloc
+    /// and a free per rule, a twentieth of a JSON-fields format's GBNF).
+    bodies: String,
     /// The rule of each body [`Rules::add`] wrote, by the body's hash (an index into `rules`: the
     /// body is not copied into a key); a body whose hash an earlier, different body has is in
     /// `collided`.
@@ -405,6 +410,7 @@ impl<'g> Rules<'g> {
             grammar_names: FastMap::with_capacity_and_hasher(rules / 8, FastHash::default()),
             converted: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             rules: Vec::with_capacity(rules),
+            bodies: String::with_capacity(rules * 32),
             by_hash: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
             ..Rules::default()
@@ -423,7 +429,7 @@ impl<'g> Rules<'g> {
     fn add(&mut self, hint: &str, body: String) -> Name {
         match self.existing(&body) {
             Ok(name) => name,
-            Err(hash) => self.insert(hint, hash, body),
+            Err(hash) => self.insert(hint, hash, &body),
         }
     }
 
@@ -432,7 +438,7 @@ impl<'g> Rules<'g> {
     fn add_str(&mut self, hint: &str, body: &str) -> Name {
         match self.existing(body) {
             Ok(name) => name,
-            Err(hash) => self.insert(hint, hash, body.to_owned()),
+            Err(hash) => self.insert(hint, hash, body),
         }
     }
 
@@ -442,7 +448,9 @@ impl<'g> Rules<'g> {
         let hash = self.by_hash.hasher().hash_one(body);
         match self.by_hash.get(&hash) {
             None => Err(hash),
-            Some(&index) if self.rules[index].1 == body => Ok(self.rules[index].0.clone()),
+            Some(&index) if self.bodies[self.rules[index].1.clone()] == *body => {
+                Ok(self.rules[index].0.clone())
+            }
             Some(_) => match self.collided.get(body) {
                 Some(&index) => Ok(self.rules[index].0.clone()),
                 None => Err(hash),
@@ -451,14 +459,21 @@ impl<'g> Rules<'g> {
     }
 
     /// A new rule of a body no rule has, whose hash is `hash`.
-    fn insert(&mut self, hint: &str, hash: u64, body: String) -> Name {
+    fn insert(&mut self, hint: &str, hash: u64, body: &str) -> Name {
+        use std::collections::hash_map::Entry;
         let name = self.fresh(hint);
-        if self.by_hash.contains_key(&hash) {
-            self.collided.insert(body.clone(), self.rules.len());
-        } else {
-            self.by_hash.insert(hash, self.rules.len());
+        let index = self.rules.len();
+        match self.by_hash.entry(hash) {
+            Entry::Occupied(_) => {
+                self.collided.insert(body.to_owned(), index);
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+            }
         }
-        self.rules.push((name.clone(), body));
+        let start = self.bodies.len();
+        self.bodies.push_str(body);
+        self.rules.push((name.clone(), start..self.bodies.len()));
         name
     }
 
@@ -529,7 +544,7 @@ impl<'g> Rules<'g> {
     /// Reserves a name for a rule whose body refers to itself, then sets it.
     fn reserve(&mut self, hint: &str) -> usize {
         let name = self.fresh(hint);
-        self.rules.push((name, String::new()));
+        self.rules.push((name, 0..0));
         self.rules.len() - 1
     }
 
@@ -1067,7 +1082,8 @@ impl<'g> Rules<'g> {
         ]
         .concat();
         let array = self.add("array", array);
-        self.rules[value_at].1 = [
+        let start = self.bodies.len();
+        for part in [
             &*object,
             " | ",
             &array,
@@ -1076,8 +1092,10 @@ impl<'g> Rules<'g> {
             " | ",
             NUMBER,
             " | \"true\" | \"false\" | \"null\"",
-        ]
-        .concat();
+        ] {
+            self.bodies.push_str(part);
+        }
+        self.rules[value_at].1 = start..self.bodies.len();
         value_name
     }
 
