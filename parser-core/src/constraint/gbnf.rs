@@ -487,7 +487,14 @@ impl<'g> Rules<'g> {
             converted = rule_name(hint);
             converted.as_str()
         };
-        let mut count = self.names.get(hint).copied().unwrap_or(0);
+        let Some(&taken) = self.names.get(hint) else {
+            // A hint no rule has is the name (not looked up again: most hints are new).
+            let name: Name = Rc::from(hint);
+            self.note_heads(&name);
+            self.names.insert(name.clone(), 1);
+            return name;
+        };
+        let mut count = taken;
         let mut candidate = std::mem::take(&mut self.scratch);
         loop {
             count += 1;
