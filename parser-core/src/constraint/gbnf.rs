@@ -26,6 +26,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -46,14 +47,18 @@ pub(crate) fn render(grammar: &Grammar) -> String {
         buffer.clear();
         push_rule_name(&mut buffer, name);
         out.note_heads(&buffer);
-        out.names.insert(Rc::from(buffer.as_str()), 1);
+        let converted: Name = Rc::from(buffer.as_str());
+        out.names.insert(converted.clone(), 1);
+        // Kept for the rule's head and each reference to it: converting a name at every
+        // `Node::Ref` was a tenth of a tagged format's GBNF (a tool refers to its parameters' rules).
+        out.grammar_names.insert(name.as_str(), converted);
     }
     let mut text = String::with_capacity(8192);
     for (at, (name, node)) in grammar.rules.iter().enumerate() {
         if at == 0 {
             text.push_str("root");
         } else {
-            push_rule_name(&mut text, name);
+            out.push_grammar_name(&mut text, name);
         }
         text.push_str(" ::= ");
         out.node(node, &mut text);
@@ -63,8 +68,9 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     text.reserve(
         out.rules
             .iter()
-            .map(|(name, body)| name.len() + body.len() + 6)
+            .map(|(name, _)| name.len() + 6)
             .sum::<usize>()
+            + out.bodies.len()
             + out.blocks.len()
             + out
                 .shared
@@ -75,7 +81,7 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     for (name, body) in &out.rules {
         text.push_str(name);
         text.push_str(" ::= ");
-        text.push_str(body);
+        text.push_str(&out.bodies[body.clone()]);
         text.push('\n');
     }
     // The blocks, with each text automaton's rules where it was written.
@@ -98,7 +104,8 @@ fn rule_name(name: &str) -> String {
 
 fn push_rule_name(out: &mut String, name: &str) {
     // Names this crate makes are letters, digits and `_` (`call_3`): each `_` becomes `-`, a byte
-    // at a time (a name is short: a copy call per part between two `_` cost more).
+    // at a time (a name is short: a copy call per part between two `_` cost more, and so did a
+    // block on the stack copied whole, whose check as UTF-8 cost a third of the conversion).
     let mark = out.len();
     out.reserve(name.len());
     for b in name.bytes() {
@@ -205,7 +212,10 @@ struct Rules<'g> {
     /// Each converted schema, its rule, and the next schema with its hash.
     schemas: Vec<(&'g Value, Name, Option<usize>)>,
     /// Rules by name, deduplicated by body (JSON values).
-    rules: Vec<(Name, String)>,
+    rules: Vec<(Name, Range<usize>)>,
+    /// Every rule's body, each in its range of this one buffer (a string per rule was a malloc
+    /// and a free per rule: 8 K of qwen3's 464 K instructions per GBNF build).
+    bodies: String,
     /// The rule of each body [`Rules::add`] wrote, by the body's hash (an index into `rules`: the
     /// body is not copied into a key); a body whose hash an earlier, different body has is in
     /// `collided`.
@@ -237,6 +247,8 @@ struct Rules<'g> {
     scratch: String,
     /// Emptied buffers, for the next object's members and bodies ([`Rules::buffer`]).
     buffers: Vec<String>,
+    /// The GBNF name of each of the grammar's rules, by its name in the grammar.
+    grammar_names: FastMap<&'g str, Name>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
     sets: SharedSets,
     sets_prefix: Option<String>,
@@ -395,11 +407,21 @@ impl TextRules {
 impl<'g> Rules<'g> {
     fn with_capacity(rules: usize) -> Self {
         Rules {
+            grammar_names: FastMap::with_capacity_and_hasher(rules / 8, FastHash::default()),
             converted: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             rules: Vec::with_capacity(rules),
+            bodies: String::with_capacity(rules * 32),
             by_hash: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
             ..Rules::default()
+        }
+    }
+
+    /// Writes the GBNF name of the grammar's rule `name` (converted if the grammar has no such rule).
+    fn push_grammar_name(&self, out: &mut String, name: &str) {
+        match self.grammar_names.get(name) {
+            Some(converted) => out.push_str(converted),
+            None => push_rule_name(out, name),
         }
     }
 
@@ -407,7 +429,7 @@ impl<'g> Rules<'g> {
     fn add(&mut self, hint: &str, body: String) -> Name {
         match self.existing(&body) {
             Ok(name) => name,
-            Err(hash) => self.insert(hint, hash, body),
+            Err(hash) => self.insert(hint, hash, &body),
         }
     }
 
@@ -416,7 +438,7 @@ impl<'g> Rules<'g> {
     fn add_str(&mut self, hint: &str, body: &str) -> Name {
         match self.existing(body) {
             Ok(name) => name,
-            Err(hash) => self.insert(hint, hash, body.to_owned()),
+            Err(hash) => self.insert(hint, hash, body),
         }
     }
 
@@ -426,7 +448,9 @@ impl<'g> Rules<'g> {
         let hash = self.by_hash.hasher().hash_one(body);
         match self.by_hash.get(&hash) {
             None => Err(hash),
-            Some(&index) if self.rules[index].1 == body => Ok(self.rules[index].0.clone()),
+            Some(&index) if self.bodies[self.rules[index].1.clone()] == *body => {
+                Ok(self.rules[index].0.clone())
+            }
             Some(_) => match self.collided.get(body) {
                 Some(&index) => Ok(self.rules[index].0.clone()),
                 None => Err(hash),
@@ -435,14 +459,21 @@ impl<'g> Rules<'g> {
     }
 
     /// A new rule of a body no rule has, whose hash is `hash`.
-    fn insert(&mut self, hint: &str, hash: u64, body: String) -> Name {
+    fn insert(&mut self, hint: &str, hash: u64, body: &str) -> Name {
+        use std::collections::hash_map::Entry;
         let name = self.fresh(hint);
-        if self.by_hash.contains_key(&hash) {
-            self.collided.insert(body.clone(), self.rules.len());
-        } else {
-            self.by_hash.insert(hash, self.rules.len());
+        let index = self.rules.len();
+        match self.by_hash.entry(hash) {
+            Entry::Occupied(_) => {
+                self.collided.insert(body.to_owned(), index);
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+            }
         }
-        self.rules.push((name.clone(), body));
+        let start = self.bodies.len();
+        self.bodies.push_str(body);
+        self.rules.push((name.clone(), start..self.bodies.len()));
         name
     }
 
@@ -456,7 +487,14 @@ impl<'g> Rules<'g> {
             converted = rule_name(hint);
             converted.as_str()
         };
-        let mut count = self.names.get(hint).copied().unwrap_or(0);
+        let Some(&taken) = self.names.get(hint) else {
+            // A hint no rule has is the name (not looked up again: most hints are new).
+            let name: Name = Rc::from(hint);
+            self.note_heads(&name);
+            self.names.insert(name.clone(), 1);
+            return name;
+        };
+        let mut count = taken;
         let mut candidate = std::mem::take(&mut self.scratch);
         loop {
             count += 1;
@@ -513,7 +551,7 @@ impl<'g> Rules<'g> {
     /// Reserves a name for a rule whose body refers to itself, then sets it.
     fn reserve(&mut self, hint: &str) -> usize {
         let name = self.fresh(hint);
-        self.rules.push((name, String::new()));
+        self.rules.push((name, 0..0));
         self.rules.len() - 1
     }
 
@@ -575,7 +613,7 @@ impl<'g> Rules<'g> {
                 out.push_str(&name);
             }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
-            Node::Ref(name) => push_rule_name(out, name),
+            Node::Ref(name) => self.push_grammar_name(out, name),
             Node::Chars { except, min, max } => {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));
@@ -608,7 +646,7 @@ impl<'g> Rules<'g> {
         let prefix = self.fresh_prefix("text");
         let written = rules.write(&prefix);
         self.shared.push((self.blocks.len(), written));
-        let first = format!("{prefix}-s0");
+        let first = [prefix.as_str(), "-s0"].concat();
         out.push_str(&first);
         self.texts.insert(key, first);
     }
@@ -920,10 +958,27 @@ impl<'g> Rules<'g> {
         let value = self.any_value();
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
-        let member = format!("{string} {ws} \":\" {ws} {value}");
+        // Joined from their parts, not `format!`ted (which was half of this once-per-grammar cost).
+        let member = [&*string, " ", &ws, " \":\" ", &ws, " ", &value].concat();
         let tails: (Name, Name) = (
-            format!("( \",\" {ws} {member} {ws} )*").into(),
-            format!("( {member} {ws} ( \",\" {ws} {member} {ws} )* )?").into(),
+            ["( \",\" ", &ws, " ", &member, " ", &ws, " )*"]
+                .concat()
+                .into(),
+            [
+                "( ",
+                &member,
+                " ",
+                &ws,
+                " ( \",\" ",
+                &ws,
+                " ",
+                &member,
+                " ",
+                &ws,
+                " )* )?",
+            ]
+            .concat()
+            .into(),
         );
         self.open_tails = Some(tails.clone());
         tails
@@ -995,21 +1050,60 @@ impl<'g> Rules<'g> {
         if let Some((value, _)) = &self.any_value {
             return value.clone();
         }
-        let value = self.reserve("value");
-        let value_name = self.rules[value].0.clone();
+        let value_at = self.reserve("value");
+        let value_name = self.rules[value_at].0.clone();
         let ws = self.ws();
         let string = self.string(&serde_json::Map::new());
         let string = self.add("string", string);
-        let object = format!(
-            "\"{{\" {ws} ( {string} {ws} \":\" {ws} {value_name} {ws} ( \",\" {ws} {string} {ws} \":\" {ws} {value_name} {ws} )* )? \"}}\""
-        );
+        // Joined from their parts, not `format!`ted (built once per grammar, yet 2% of a
+        // JSON-fields format's GBNF, mostly the formatting).
+        let (ws, string, value) = (&*ws, &*string, &*value_name);
+        let member = [string, " ", ws, " \":\" ", ws, " ", value, " ", ws].concat();
+        let object = [
+            "\"{\" ",
+            ws,
+            " ( ",
+            &member,
+            " ( \",\" ",
+            ws,
+            " ",
+            &member,
+            " )* )? \"}\"",
+        ]
+        .concat();
         let object = self.add("object", object);
         self.any_value = Some((value_name.clone(), object.clone()));
-        let array =
-            format!("\"[\" {ws} ( {value_name} {ws} ( \",\" {ws} {value_name} {ws} )* )? \"]\"");
+        let array = [
+            "\"[\" ",
+            ws,
+            " ( ",
+            value,
+            " ",
+            ws,
+            " ( \",\" ",
+            ws,
+            " ",
+            value,
+            " ",
+            ws,
+            " )* )? \"]\"",
+        ]
+        .concat();
         let array = self.add("array", array);
-        self.rules[value].1 =
-            format!("{object} | {array} | {string} | {NUMBER} | \"true\" | \"false\" | \"null\"");
+        let start = self.bodies.len();
+        for part in [
+            &*object,
+            " | ",
+            &array,
+            " | ",
+            string,
+            " | ",
+            NUMBER,
+            " | \"true\" | \"false\" | \"null\"",
+        ] {
+            self.bodies.push_str(part);
+        }
+        self.rules[value_at].1 = start..self.bodies.len();
         value_name
     }
 
@@ -1048,18 +1142,33 @@ struct SchemaKey<'g>(&'g Value);
 
 impl PartialEq for SchemaKey<'_> {
     fn eq(&self, other: &Self) -> bool {
+        // Scalars are compared here, not through `Value`'s `==` (a call per leaf of a tool's
+        // schema: its descriptions and bounds).
         fn same(a: &Value, b: &Value) -> bool {
             match (a, b) {
-                (Value::Array(a), Value::Array(b)) => {
-                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
-                }
                 (Value::Object(a), Value::Object(b)) => {
                     a.len() == b.len()
                         && a.iter()
                             .zip(b)
-                            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+                            .all(|((ka, va), (kb, vb))| ka == kb && same_leaf_first(va, vb))
                 }
-                (a, b) => a == b,
+                (Value::Array(a), Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_leaf_first(a, b))
+                }
+                (a, b) => same_leaf_first(a, b),
+            }
+        }
+        #[inline(always)]
+        fn same_leaf_first(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::String(a), Value::String(b)) => a == b,
+                (Value::Number(a), Value::Number(b)) => a == b,
+                (Value::Bool(a), Value::Bool(b)) => a == b,
+                (Value::Null, Value::Null) => true,
+                (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {
+                    same(a, b)
+                }
+                _ => false,
             }
         }
         std::ptr::eq(self.0, other.0) || same(self.0, other.0)
@@ -1143,6 +1252,19 @@ fn push_literal(out: &mut String, text: &str) {
     if !super::grammar::needs_json_escape(text) {
         out.push_str(text);
         out.push('"');
+        return;
+    }
+    // A JSON string's text (`"name"`, `"tool_00_lookup"`): its two quotes written with the
+    // literal's own (three copies, two of constant size, where the runs between escapes were five:
+    // a fifteenth of a JSON-fields format's GBNF was these literals).
+    if let Some(inner) = text
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        && !super::grammar::needs_json_escape(inner)
+    {
+        out.push_str("\\\"");
+        out.push_str(inner);
+        out.push_str("\\\"\"");
         return;
     }
     let mut start = 0;
