@@ -39,9 +39,9 @@ use std::time::Duration;
 use benchmarks::counting::{self, Counting};
 use benchmarks::hostile_outputs::{UNCLOSED_BLOCKS, UNCLOSED_LARGE, UNCLOSED_SMALL};
 use benchmarks::{
-    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintForm, DEEPSEEK_V31, Format, Harness,
-    LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status, all_formats, chunks, consume_events,
-    realistic_tools, sampled_formats, stream,
+    CONSTRAINT_CASES, CONSTRAINT_TOOLS, ConstraintBuilder, ConstraintForm, DEEPSEEK_V31, Format,
+    Harness, LONG_ARGUMENT_PATH, Measurement, ParserFactory, Status, all_formats, chunks,
+    consume_events, realistic_tools, sampled_formats, stream,
 };
 use parser_auto::{ParsedMessage, Parser};
 use serde_json::Value;
@@ -1279,11 +1279,7 @@ fn constraint_section(harness: &Harness) -> bool {
                 }
             }
             for form in ConstraintForm::ALL {
-                let measured = harness.measure(|| {
-                    builder
-                        .build(&options, &request)
-                        .map(|constraint| form.render(&constraint))
-                });
+                let measured = measure_constraint(harness, &builder, &options, &request, form);
                 let (fast, slow) = measured.range_ns();
                 let status = Status::check(measured.median_ns() <= 50_000.0);
                 match status {
@@ -1320,11 +1316,7 @@ fn constraint_section(harness: &Harness) -> bool {
         };
         let options = case.options(distinct.clone());
         for form in ConstraintForm::ALL {
-            let measured = harness.measure(|| {
-                builder
-                    .build(&options, &request)
-                    .map(|constraint| form.render(&constraint))
-            });
+            let measured = measure_constraint(harness, &builder, &options, &request, form);
             let (fast, slow) = measured.range_ns();
             let _ = writeln!(
                 out,
@@ -1343,6 +1335,21 @@ fn constraint_section(harness: &Harness) -> bool {
     );
     println!("{out}");
     problems
+}
+
+/// Times building a request's constraint and rendering one form of it.
+fn measure_constraint(
+    harness: &Harness,
+    builder: &ConstraintBuilder,
+    options: &parser_auto::ParseOptions,
+    request: &parser_auto::constraint::ConstraintRequest,
+    form: ConstraintForm,
+) -> Measurement {
+    harness.measure(|| {
+        builder
+            .build(options, request)
+            .map(|constraint| form.render(&constraint))
+    })
 }
 
 fn time(ns: f64) -> String {

@@ -672,11 +672,9 @@ impl<'g> Rules<'g> {
             self.node(node, &mut text);
             text
         });
-        let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
-        let mask = self
+        let (mask, variant) = self
             .sets
-            .mask(texts.zip(items.iter().map(|(_, required)| *required)));
-        let variant = self.sets.variant(separator.as_deref());
+            .node(items, &rendered, &ends, separator.as_deref());
         if let SetMask::Bits(mask) = mask {
             let prefix = match &self.sets_prefix {
                 Some(prefix) => prefix.clone(),

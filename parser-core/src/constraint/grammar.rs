@@ -455,11 +455,9 @@ impl Lark {
             self.node(node, &mut text);
             text
         });
-        let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
-        let mask = self
+        let (mask, variant) = self
             .sets
-            .mask(texts.zip(items.iter().map(|(_, required)| *required)));
-        let variant = self.sets.variant(separator.as_deref());
+            .node(items, &rendered, &ends, separator.as_deref());
         if let SetMask::Bits(mask) = mask {
             self.sets
                 .rule(mask, variant, SHARED_SETS, ": ", &mut self.extra, out);
@@ -586,6 +584,20 @@ impl SharedSets {
         } else {
             SetMask::Bits(mask)
         }
+    }
+
+    /// [`mask`](Self::mask) and [`variant`](Self::variant) of a node whose items were rendered into
+    /// `rendered`, item `i` ending at `ends[i + 1]`.
+    pub(crate) fn node(
+        &mut self,
+        items: &[(Node, bool)],
+        rendered: &str,
+        ends: &[usize],
+        separator: Option<&str>,
+    ) -> (SetMask, u32) {
+        let texts = (0..items.len()).map(|at| &rendered[ends[at]..ends[at + 1]]);
+        let mask = self.mask(texts.zip(items.iter().map(|(_, required)| *required)));
+        (mask, self.variant(separator))
     }
 
     /// The variant of a node: without a separator, or with this one (nothing written yet).
