@@ -172,13 +172,21 @@ fn main() -> ExitCode {
         .find(|pair| pair[0] == "--formats")
         .map(|pair| pair[1].split(',').collect());
     if let Some(keys) = &only_formats {
+        // As for the whole table: a workload that did not parse as intended fails the run.
+        let mut problems = false;
         for &format in all_formats()
             .iter()
             .filter(|format| keys.contains(&format.key))
         {
-            print_section(&measure_format(format, &harness));
+            let section = measure_format(format, &harness);
+            problems |= !section.problems.is_empty();
+            print_section(&section);
         }
-        return ExitCode::SUCCESS;
+        return if problems {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     let sections: Vec<Section> = all_formats()
         .iter()

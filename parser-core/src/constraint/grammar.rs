@@ -527,7 +527,7 @@ enum SetName {
     Shared(u32),
 }
 
-/// What [`SharedSets::mask`] answers for a node.
+/// What [`SharedSets::node`] answers for a node.
 pub(crate) enum SetMask {
     /// The node's items as bits, some seen before: [`SharedSets::rule`] names its first set.
     Bits(u128),
@@ -542,7 +542,7 @@ pub(crate) enum SetMask {
 
 impl SharedSets {
     /// The bits of a node's items (each item's text, then whether it is required).
-    pub(crate) fn mask<'a>(&mut self, items: impl Iterator<Item = (&'a str, bool)>) -> SetMask {
+    fn mask<'a>(&mut self, items: impl Iterator<Item = (&'a str, bool)>) -> SetMask {
         if self.texts.is_empty() {
             // Room for a request's worth of parameters: growing the map from nothing rehashed it
             // six times.
@@ -601,7 +601,7 @@ impl SharedSets {
     }
 
     /// The variant of a node: without a separator, or with this one (nothing written yet).
-    pub(crate) fn variant(&mut self, separator: Option<&str>) -> u32 {
+    fn variant(&mut self, separator: Option<&str>) -> u32 {
         let Some(separator) = separator else {
             return 0;
         };

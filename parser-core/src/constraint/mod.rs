@@ -1638,8 +1638,8 @@ fn parameter_rules<'t>(
         }
     };
     for (index, &(name, schema, _)) in properties.iter().enumerate() {
-        if shared && let Some(rule) = memo.find(name, schema) {
-            names.push(rule);
+        if shared && let Some((tool, index)) = memo.find(name, schema) {
+            names.push(param_rule(tool, index));
             continue;
         }
         if shared {
@@ -1733,8 +1733,9 @@ fn parameter_rules<'t>(
     rules
 }
 
-/// The parameter rules of one grammar's tools, by property name and schema: a property that an
-/// earlier tool declares alike (the same `query` in every tool of a request) takes that tool's rule.
+/// The parameter rules of one grammar's tools (tagged parameters, Python keyword items), by
+/// property name and schema: a property that an earlier tool declares alike (the same `query` in
+/// every tool of a request) takes that tool's rule.
 /// Its value is then built and rendered once, and the renderers see the same item in the any-order
 /// sets of both tools, which lets them share their set rules ([`grammar::SharedSets`]).
 #[derive(Default)]
@@ -1763,20 +1764,22 @@ impl<'t> ParameterMemo<'t> {
         }
     }
 
-    /// The rule of an earlier property with this name and schema.
-    fn find(&self, name: &str, schema: &Value) -> Option<String> {
+    /// The tool and place of an earlier property with this name and schema: its rule's numbers
+    /// (`param_TOOL_INDEX`, or Python's `pyarg_TOOL_INDEX`).
+    pub(crate) fn find(&self, name: &str, schema: &Value) -> Option<(usize, usize)> {
         let mut next = self.by_name.get(name).copied();
         while let Some(at) = next {
             let (_, seen, tool, index, after) = self.seen[at];
             if gbnf::same_schema(seen, schema) {
-                return Some(param_rule(tool, index));
+                return Some((tool, index));
             }
             next = after;
         }
         None
     }
 
-    fn insert(&mut self, name: &'t str, schema: &'t Value, tool: usize, index: usize) {
+    /// Files a property whose rule the `index`-th of tool `tool` wrote.
+    pub(crate) fn insert(&mut self, name: &'t str, schema: &'t Value, tool: usize, index: usize) {
         let after = self.by_name.insert(name, self.seen.len());
         self.seen.push((name, schema, tool, index, after));
     }

@@ -25,8 +25,6 @@
 //! the parser also reads (tuples, a trailing comma, JSON's `true`/`null`, `+1`, `1_000`, `.5`) are never
 //! written.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -55,60 +53,16 @@ pub(crate) struct PyRules<'t> {
     /// The parameters of each tool whose arguments [`PyRules::arguments`] wrote, with their
     /// [`schema_hash`](super::gbnf::schema_hash) and the tool's index.
     tools: Vec<(Arc<Value>, u64, usize)>,
-    /// The `KEY=VALUE` items [`PyRules::arguments`] wrote, by [`item_hash`]: a few candidates per
-    /// hash (usually one), each compared by name and schema before its rule is taken.
-    items: HashMap<u64, Vec<Item<'t>>, BuildHasherDefault<Prehashed>>,
+    /// The `KEY=VALUE` items [`PyRules::arguments`] wrote, by name and schema.
+    items: super::ParameterMemo<'t>,
 }
 
-/// A `KEY=VALUE` item written once: its property's name and schema, and its rule (`pyarg_A_I`).
-struct Item<'t> {
-    name: &'t str,
-    schema: &'t Value,
-    rule: String,
-}
-
-/// A hasher for keys that are hashes already ([`item_hash`]): it keeps the one `u64` it is given.
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys are hashed here; other bytes are folded in all the same, so that any key
-        // still hashes (a collision costs a comparison, never a wrong rule).
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A hash of a `KEY=VALUE` item: its property's name, as `FxHasher` mixes it (the items of one
-/// name are told apart by comparing their schemas: a name has one schema in most requests, and
-/// hashing every schema cost a request whose tools share nothing a seventh of its grammar).
-fn item_hash(name: &str) -> u64 {
-    let mut hash = 0u64;
-    let mut add = |word: u64| {
-        hash = (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    };
-    let mut chunks = name.as_bytes().chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        add(u64::from_le_bytes(word));
-    }
-    let rest = chunks.remainder();
-    let mut word = [0u8; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    add(u64::from_le_bytes(word));
-    add(name.len() as u64);
-    hash
+/// The rule of the `index`-th keyword item of tool `at`: `pyarg_AT_INDEX`.
+fn pyarg_rule(at: usize, index: usize) -> String {
+    let mut rule = super::numbered("pyarg_", at);
+    rule.push('_');
+    super::grammar::push_number(&mut rule, index as u64);
+    rule
 }
 
 impl<'t> PyRules<'t> {
@@ -152,17 +106,9 @@ impl<'t> PyRules<'t> {
             if !is_identifier(name) {
                 continue;
             }
-            let key = shared.then(|| item_hash(name));
-            if let Some(key) = key {
-                let seen = self.items.get(&key).and_then(|candidates| {
-                    candidates.iter().find(|item| {
-                        item.name == name && super::gbnf::same_schema(item.schema, schema)
-                    })
-                });
-                if let Some(item) = seen {
-                    items.push((Node::Ref(item.rule.clone().into()), required));
-                    continue;
-                }
+            if shared && let Some((tool, index)) = self.items.find(name, schema) {
+                items.push((Node::Ref(pyarg_rule(tool, index).into()), required));
+                continue;
             }
             let value = self.value(schema, 0);
             let item = Node::Seq(vec![
@@ -174,16 +120,10 @@ impl<'t> PyRules<'t> {
                 Node::Ws,
             ]);
             // Numbered by the item's place among the tool's items (unique, as before sharing).
-            let mut rule = super::numbered("pyarg_", at);
-            rule.push('_');
-            super::grammar::push_number(&mut rule, items.len() as u64);
+            let rule = pyarg_rule(at, items.len());
             rules.push((rule.clone(), item));
-            if let Some(key) = key {
-                self.items.entry(key).or_default().push(Item {
-                    name,
-                    schema,
-                    rule: rule.clone(),
-                });
+            if shared {
+                self.items.insert(name, schema, at, items.len());
             }
             items.push((Node::Ref(rule.into()), required));
         }
