@@ -147,7 +147,7 @@ pub(crate) fn call_tail(
     }
     items.extend([
         Node::Lit(suffix.to_owned().into()),
-        Node::Ref(args_rule(at).into()),
+        super::args_ref(at),
         Node::Ws,
         Node::Lit(calls.call_end.clone()),
     ]);
@@ -211,7 +211,7 @@ pub(crate) fn parameter_rules(
         };
         head.push(value);
         rules.push((param_rule(at, index), Node::Seq(head)));
-        items.push((Node::Ref(param_rule(at, index).into()), required));
+        items.push((Node::Ref(super::param_name(at, index)), required));
     }
     let args = if items.len() > ANY_ORDER_LIMIT {
         Node::Seq(
@@ -476,7 +476,7 @@ pub(crate) fn arguments_grammar(
     if counter {
         root.extend([Node::Digits, Node::Lit(suffix.to_owned().into())]);
     }
-    root.extend([Node::Ref(args_rule(0).into()), Node::Ws]);
+    root.extend([super::args_ref(0), Node::Ws]);
     let mut rules = vec![("root".to_owned(), Node::Seq(root))];
     rules.extend(parameter_rules(0, tool, tags, markers));
     Grammar { rules }

@@ -33,7 +33,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde_json::Value;
 
 use super::grammar::{
-    Grammar, Move, Node, SetMask, SharedSets, property_schema, push_number, repetition,
+    Grammar, Move, Node, RuleName, SetMask, SharedSets, property_schema, push_number, repetition,
     text_automaton, write_any_order_sets,
 };
 
@@ -247,6 +247,8 @@ struct Rules<'g> {
     scratch: String,
     /// Emptied buffers, for the next object's members and bodies ([`Rules::buffer`]).
     buffers: Vec<String>,
+    /// Where [`Rules::any_order`] keeps the end of each item's text, from one node to the next.
+    ends: Vec<usize>,
     /// The GBNF name of each of the grammar's rules, by its name in the grammar.
     grammar_names: FastMap<&'g str, Name>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
@@ -613,7 +615,9 @@ impl<'g> Rules<'g> {
                 out.push_str(&name);
             }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
-            Node::Ref(name) => self.push_grammar_name(out, name),
+            Node::Ref(RuleName::Word(name)) => self.push_grammar_name(out, name),
+            // Spelled here as its rule's head was converted (`call_3` is `call-3`), not looked up.
+            Node::Ref(name) => name.write(out, push_rule_name, '-'),
             Node::Chars { except, min, max } => {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));
@@ -659,9 +663,11 @@ impl<'g> Rules<'g> {
         separator: Option<&'g Node>,
         out: &mut String,
     ) {
-        // Each item rendered once, all into one buffer; the set rules repeat its text.
-        let mut rendered = String::with_capacity(items.len() * 16);
-        let mut ends = Vec::with_capacity(items.len() + 1);
+        // Each item rendered once, all into one buffer; the set rules repeat its text. The buffers
+        // are the renderer's, kept from one node to the next (two allocations per tool otherwise).
+        let mut rendered = self.buffer();
+        let mut ends = std::mem::take(&mut self.ends);
+        ends.clear();
         ends.push(0);
         for (item, _) in items {
             self.node(item, &mut rendered);
@@ -687,6 +693,8 @@ impl<'g> Rules<'g> {
             };
             self.sets
                 .rule(mask, variant, &prefix, " ::= ", &mut self.blocks, out);
+            self.give_back(rendered);
+            self.ends = ends;
             return;
         }
         let mut prefix = self.fresh_prefix("any");
@@ -704,6 +712,8 @@ impl<'g> Rules<'g> {
         if let SetMask::New(mask) = mask {
             self.sets.register(mask, variant, &prefix);
         }
+        self.give_back(rendered);
+        self.ends = ends;
     }
 
     /// The rule for a value valid against `schema`.
@@ -711,6 +721,12 @@ impl<'g> Rules<'g> {
     /// An equal schema converted before has its rule already: converting it again would build the
     /// same bodies (sub-schemas first, each deduplicated by body), so the rule is the same.
     fn schema(&mut self, schema: &'g Value, hint: &str) -> Name {
+        if !nests_schemas(schema) {
+            // A leaf (a string, a number, an enum…) is cheaper to convert than to look up (a hash and
+            // a comparison of the whole schema, descriptions included): its body is deduplicated by
+            // [`Rules::add`], which gives an equal schema the same rule.
+            return self.convert(schema, hint);
+        }
         let hash = schema_hash(schema);
         let mut next = self.converted.get(&hash).copied();
         while let Some(at) = next {
@@ -720,13 +736,19 @@ impl<'g> Rules<'g> {
             }
             next = *after;
         }
-        let name = match self.schema_body(schema, hint) {
-            Body::Rule(name) => self.add_str(hint, &name),
-            Body::Text(body) => self.add(hint, body),
-        };
+        let name = self.convert(schema, hint);
         let first = self.converted.insert(hash, self.schemas.len());
         self.schemas.push((schema, name.clone(), first));
         name
+    }
+
+    /// The rule of `schema`, converted now (not looked up among those converted).
+    fn convert(&mut self, schema: &'g Value, hint: &str) -> Name {
+        match self.schema_body(schema, hint) {
+            Body::Rule(name) => self.add_str(hint, &name),
+            Body::Static(body) => self.add_str(hint, body),
+            Body::Text(body) => self.add(hint, body),
+        }
     }
 
     fn schema_body(&mut self, schema: &'g Value, hint: &str) -> Body {
@@ -735,12 +757,13 @@ impl<'g> Rules<'g> {
             // GBNF cannot say; it is read as any value too.
             return Body::Rule(self.any_value());
         };
-        if let Some(value) = map.get("const") {
+        let keywords = Keywords::of(map);
+        if let Some(value) = keywords.constant {
             let mut body = String::new();
             push_value_literal(&mut body, value);
             return Body::Text(body);
         }
-        if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        if let Some(values) = keywords.values {
             let mut body = String::with_capacity(4 + values.len() * 16);
             body.push_str("( ");
             for (at, value) in values.iter().enumerate() {
@@ -752,27 +775,25 @@ impl<'g> Rules<'g> {
             body.push_str(" )");
             return Body::Text(body);
         }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(options) = map.get(key).and_then(Value::as_array) {
-                let mut body = String::from("( ");
-                let mut option_hint = String::with_capacity(hint.len() + 4);
-                for (at, option) in options.iter().enumerate() {
-                    option_hint.clear();
-                    option_hint.push_str(hint);
-                    option_hint.push('-');
-                    push_number(&mut option_hint, at as u64);
-                    let name = self.schema(option, &option_hint);
-                    if at > 0 {
-                        body.push_str(" | ");
-                    }
-                    body.push_str(&name);
+        if let Some(options) = keywords.any_of.or(keywords.one_of) {
+            let mut body = String::from("( ");
+            let mut option_hint = String::with_capacity(hint.len() + 4);
+            for (at, option) in options.iter().enumerate() {
+                option_hint.clear();
+                option_hint.push_str(hint);
+                option_hint.push('-');
+                push_number(&mut option_hint, at as u64);
+                let name = self.schema(option, &option_hint);
+                if at > 0 {
+                    body.push_str(" | ");
                 }
-                body.push_str(" )");
-                return Body::Text(body);
+                body.push_str(&name);
             }
+            body.push_str(" )");
+            return Body::Text(body);
         }
-        match map.get("type") {
-            Some(Value::String(kind)) => self.typed(kind, map, hint),
+        match keywords.kind {
+            Some(Value::String(kind)) => self.typed(kind, &keywords, hint),
             Some(Value::Array(kinds)) => {
                 let mut body = String::from("( ");
                 let mut kind_hint = String::with_capacity(hint.len() + 8);
@@ -781,8 +802,9 @@ impl<'g> Rules<'g> {
                     kind_hint.push_str(hint);
                     kind_hint.push('-');
                     kind_hint.push_str(kind);
-                    let name = match self.typed(kind, map, hint) {
+                    let name = match self.typed(kind, &keywords, hint) {
                         Body::Rule(name) => self.add_str(&kind_hint, &name),
+                        Body::Static(text) => self.add_str(&kind_hint, text),
                         Body::Text(text) => self.add(&kind_hint, text),
                     };
                     if at > 0 {
@@ -793,26 +815,26 @@ impl<'g> Rules<'g> {
                 body.push_str(" )");
                 Body::Text(body)
             }
-            _ if map.contains_key("properties") => self.typed("object", map, hint),
-            _ if map.contains_key("items") => self.typed("array", map, hint),
+            _ if keywords.properties.is_some() => self.typed("object", &keywords, hint),
+            _ if keywords.items.is_some() => self.typed("array", &keywords, hint),
             _ => Body::Rule(self.any_value()),
         }
     }
 
-    fn typed(&mut self, kind: &str, map: &'g serde_json::Map<String, Value>, hint: &str) -> Body {
+    fn typed(&mut self, kind: &str, keywords: &Keywords<'g>, hint: &str) -> Body {
         match kind {
-            "string" => Body::Text(self.string(map)),
-            "integer" => Body::Text(INTEGER.to_owned()),
-            "number" => Body::Text(NUMBER.to_owned()),
-            "boolean" => Body::Text("( \"true\" | \"false\" )".to_owned()),
-            "null" => Body::Text("\"null\"".to_owned()),
-            "object" => self.object(map, hint),
-            "array" => Body::Text(self.array(map, hint)),
+            "string" => Body::Text(self.string(keywords)),
+            "integer" => Body::Static(INTEGER),
+            "number" => Body::Static(NUMBER),
+            "boolean" => Body::Static("( \"true\" | \"false\" )"),
+            "null" => Body::Static("\"null\""),
+            "object" => self.object(keywords, hint),
+            "array" => Body::Text(self.array(keywords, hint)),
             _ => Body::Rule(self.any_value()),
         }
     }
 
-    fn string(&mut self, map: &serde_json::Map<String, Value>) -> String {
+    fn string(&mut self, keywords: &Keywords<'_>) -> String {
         let char_rule = match &self.char_rule {
             Some(name) => name.clone(),
             None => {
@@ -821,8 +843,7 @@ impl<'g> Rules<'g> {
                 name
             }
         };
-        let min = map.get("minLength").and_then(Value::as_u64);
-        let max = map.get("maxLength").and_then(Value::as_u64);
+        let (min, max) = (keywords.min_length, keywords.max_length);
         let mut body = String::with_capacity(char_rule.len() + 24);
         body.push_str("\"\\\"\" ");
         body.push_str(&char_rule);
@@ -845,17 +866,17 @@ impl<'g> Rules<'g> {
         body
     }
 
-    fn object(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> Body {
+    fn object(&mut self, keywords: &Keywords<'g>, hint: &str) -> Body {
         let ws = self.ws();
-        let properties = map.get("properties").and_then(Value::as_object);
-        let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
+        let properties = keywords.properties.and_then(Value::as_object);
+        let closed = keywords.closed;
         let Some(properties) = properties.filter(|p| !p.is_empty()) else {
             if closed {
                 return Body::Text(["\"{\" ", &ws, " \"}\""].concat());
             }
             return Body::Rule(self.any_object());
         };
-        let required = map.get("required").and_then(Value::as_array);
+        let required = keywords.required;
         let is_required = |key: &str| {
             required.is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)))
         };
@@ -936,9 +957,12 @@ impl<'g> Rules<'g> {
         Body::Text(["\"{\" ", &ws, " ", &body, " \"}\""].concat())
     }
 
-    /// An empty buffer: one given back before ([`Rules::give_back`]), or a new one.
+    /// An empty buffer: one given back before ([`Rules::give_back`]), or a new one with room for an
+    /// object's members (grown a few times from empty, it was 2% of a JSON format's GBNF).
     fn buffer(&mut self) -> String {
-        self.buffers.pop().unwrap_or_default()
+        self.buffers
+            .pop()
+            .unwrap_or_else(|| String::with_capacity(512))
     }
 
     fn give_back(&mut self, mut buffer: String) {
@@ -954,7 +978,7 @@ impl<'g> Rules<'g> {
         }
         let ws = self.ws();
         let value = self.any_value();
-        let string = self.string(&serde_json::Map::new());
+        let string = self.string(&Keywords::default());
         let string = self.add("string", string);
         // Joined from their parts, not `format!`ted (which was half of this once-per-grammar cost).
         let member = [&*string, " ", &ws, " \":\" ", &ws, " ", &value].concat();
@@ -982,14 +1006,14 @@ impl<'g> Rules<'g> {
         tails
     }
 
-    fn array(&mut self, map: &'g serde_json::Map<String, Value>, hint: &str) -> String {
+    fn array(&mut self, keywords: &Keywords<'g>, hint: &str) -> String {
         let ws = self.ws();
-        let item = match map.get("items") {
+        let item = match keywords.items {
             Some(items) if items.is_object() => self.schema(items, &[hint, "-item"].concat()),
             _ => self.any_value(),
         };
-        let min = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-        let max = map.get("maxItems").and_then(Value::as_u64);
+        let min = keywords.min_items.unwrap_or(0);
+        let max = keywords.max_items;
         let mut body = String::with_capacity(32 + 3 * item.len() + 6 * ws.len());
         for part in ["\"[\" ", &ws, " "] {
             body.push_str(part);
@@ -1051,7 +1075,7 @@ impl<'g> Rules<'g> {
         let value_at = self.reserve("value");
         let value_name = self.rules[value_at].0.clone();
         let ws = self.ws();
-        let string = self.string(&serde_json::Map::new());
+        let string = self.string(&Keywords::default());
         let string = self.add("string", string);
         // Joined from their parts, not `format!`ted (built once per grammar, yet 2% of a
         // JSON-fields format's GBNF, mostly the formatting).
@@ -1114,11 +1138,68 @@ impl<'g> Rules<'g> {
     }
 }
 
+/// True when `schema` holds schemas its conversion converts in turn (properties, items,
+/// alternatives): the schemas worth remembering by [`Rules::schema`].
+fn nests_schemas(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|map| {
+        map.keys()
+            .any(|key| matches!(key.as_str(), "properties" | "items" | "anyOf" | "oneOf"))
+    })
+}
+
 /// What a schema converts to: a rule's body, or the name of a rule that is the value already (any
 /// value), which the schema's rule then holds alone.
 enum Body {
     Text(String),
+    /// A body that is always the same text (a number, a boolean).
+    Static(&'static str),
     Rule(Name),
+}
+
+/// The keywords of a schema object that the conversion reads, found in one pass over its members
+/// (a map lookup per keyword, up to eleven per schema, cost more than the pass).
+#[derive(Default)]
+struct Keywords<'g> {
+    constant: Option<&'g Value>,
+    /// `enum`, when it is a list.
+    values: Option<&'g Vec<Value>>,
+    any_of: Option<&'g Vec<Value>>,
+    one_of: Option<&'g Vec<Value>>,
+    kind: Option<&'g Value>,
+    properties: Option<&'g Value>,
+    items: Option<&'g Value>,
+    required: Option<&'g Vec<Value>>,
+    /// `additionalProperties: false`.
+    closed: bool,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+}
+
+impl<'g> Keywords<'g> {
+    fn of(map: &'g serde_json::Map<String, Value>) -> Self {
+        let mut keywords = Keywords::default();
+        for (key, value) in map {
+            match key.as_str() {
+                "const" => keywords.constant = Some(value),
+                "enum" => keywords.values = value.as_array(),
+                "anyOf" => keywords.any_of = value.as_array(),
+                "oneOf" => keywords.one_of = value.as_array(),
+                "type" => keywords.kind = Some(value),
+                "properties" => keywords.properties = Some(value),
+                "items" => keywords.items = Some(value),
+                "required" => keywords.required = value.as_array(),
+                "additionalProperties" => keywords.closed = *value == Value::Bool(false),
+                "minLength" => keywords.min_length = value.as_u64(),
+                "maxLength" => keywords.max_length = value.as_u64(),
+                "minItems" => keywords.min_items = value.as_u64(),
+                "maxItems" => keywords.max_items = value.as_u64(),
+                _ => {}
+            }
+        }
+        keywords
+    }
 }
 
 /// A hash of `schema` that equal schemas (with their members in the same order) share: for a

@@ -54,7 +54,7 @@ pub enum Node {
         until: Option<String>,
     },
     /// A named rule of the grammar.
-    Ref(Cow<'static, str>),
+    Ref(RuleName),
     /// `min..=max` characters (no upper bound without `max`), none of them in `except`.
     Chars {
         /// Characters never written.
@@ -80,6 +80,113 @@ pub enum Node {
         /// Written between two items.
         separator: Box<Node>,
     },
+}
+
+/// The name of the rule a [`Node::Ref`] refers to: a word (`calls`), or a prefix and one or two
+/// numbers (`call_3`, `param_2_1`), spelled only when a grammar is written.
+///
+/// A grammar of 20 tools refers to a hundred numbered rules (each tool's call, tail, arguments and
+/// parameters): a string of each was an allocation, and GBNF looked each up to convert it. Two names
+/// are equal when they are spelled the same, whichever way they are held.
+///
+/// ```
+/// use parser_core::constraint::RuleName;
+///
+/// assert_eq!(RuleName::numbered("param_", 2, Some(1)).to_string(), "param_2_1");
+/// assert_eq!(RuleName::numbered("call_", 3, None), RuleName::from("call_3"));
+/// ```
+#[derive(Clone, Debug)]
+pub enum RuleName {
+    /// The name as it is spelled.
+    Word(Cow<'static, str>),
+    /// `PREFIX` then a number, then `_` and the second number if there is one.
+    Numbered(&'static str, u32, Option<u32>),
+}
+
+impl RuleName {
+    /// `PREFIX` then `first`, then `_` and `second` when given (`param_2_1`).
+    pub fn numbered(prefix: &'static str, first: usize, second: Option<usize>) -> Self {
+        // A grammar has far fewer than 2^32 rules; a larger index is spelled out instead.
+        match (u32::try_from(first), second.map(u32::try_from).transpose()) {
+            (Ok(first), Ok(second)) => RuleName::Numbered(prefix, first, second),
+            _ => {
+                let mut name = String::from(prefix);
+                push_number(&mut name, first as u64);
+                if let Some(second) = second {
+                    name.push('_');
+                    push_number(&mut name, second as u64);
+                }
+                RuleName::Word(name.into())
+            }
+        }
+    }
+
+    /// Writes the name, each of its parts through `word` (which spells a name's words for a
+    /// grammar dialect; numbers and the `_` between them are written as `separator` and digits).
+    pub(crate) fn write(
+        &self,
+        out: &mut String,
+        word: impl Fn(&mut String, &str),
+        separator: char,
+    ) {
+        match self {
+            RuleName::Word(name) => word(out, name),
+            RuleName::Numbered(prefix, first, second) => {
+                word(out, prefix);
+                push_number(out, u64::from(*first));
+                if let Some(second) = second {
+                    out.push(separator);
+                    push_number(out, u64::from(*second));
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for RuleName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RuleName::Word(name) => f.write_str(name),
+            RuleName::Numbered(prefix, first, None) => write!(f, "{prefix}{first}"),
+            RuleName::Numbered(prefix, first, Some(second)) => {
+                write!(f, "{prefix}{first}_{second}")
+            }
+        }
+    }
+}
+
+impl PartialEq for RuleName {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (RuleName::Word(a), RuleName::Word(b)) => a == b,
+            (RuleName::Numbered(pa, fa, sa), RuleName::Numbered(pb, fb, sb))
+                if (pa, fa, sa) == (pb, fb, sb) =>
+            {
+                true
+            }
+            _ => self.to_string() == other.to_string(),
+        }
+    }
+}
+
+impl Eq for RuleName {}
+
+impl From<&'static str> for RuleName {
+    fn from(name: &'static str) -> Self {
+        RuleName::Word(Cow::Borrowed(name))
+    }
+}
+
+impl From<String> for RuleName {
+    fn from(name: String) -> Self {
+        RuleName::Word(Cow::Owned(name))
+    }
+}
+
+impl From<Cow<'static, str>> for RuleName {
+    fn from(name: Cow<'static, str>) -> Self {
+        RuleName::Word(name)
+    }
 }
 
 /// The schema of property `property` of the object schema `parameters` (`true`, any value, when it
@@ -356,7 +463,7 @@ impl Lark {
                 out.push_str(&name);
                 self.texts.push((exclude.clone(), until.clone(), name));
             }
-            Node::Ref(name) => push_lark_name(out, name),
+            Node::Ref(name) => name.write(out, push_lark_name, '_'),
             Node::Chars { except, min, max } => {
                 out.push('/');
                 if except.is_empty() {

@@ -105,7 +105,7 @@ use crate::stage::StageDetector;
 
 pub use elements::ElementTags;
 pub use embed::{Resolved, TaggedValues, structural_calls};
-pub use grammar::{Grammar, Node};
+pub use grammar::{Grammar, Node, RuleName};
 pub use python::{ANY_DEPTH, UNROLL_LIMIT};
 
 /// The request's `tool_choice`.
@@ -1039,7 +1039,7 @@ impl FormatDescription {
                 numbered("call_", at),
                 Node::Seq(vec![
                     Node::Lit(calls.call_begin.clone()),
-                    Node::Ref(numbered("tail_", at).into()),
+                    Node::Ref(RuleName::numbered("tail_", at, None)),
                 ]),
             ));
             rules.push((numbered("tail_", at), self.call_tail(at, tool)));
@@ -1064,10 +1064,10 @@ impl FormatDescription {
         if let Some(gemma) = &mut gemma {
             rules.append(&mut gemma.rules);
         }
-        let any_of = |prefix: &str| {
+        let any_of = |prefix: &'static str| {
             Node::Alt(
                 (0..shape.tools.len())
-                    .map(|at| Node::Ref(numbered(prefix, at).into()))
+                    .map(|at| Node::Ref(RuleName::numbered(prefix, at, None)))
                     .collect(),
             )
         };
@@ -1251,8 +1251,6 @@ impl FormatDescription {
     /// One call of `tool` (the `at`-th), after its `call_begin`.
     fn call_tail(&self, at: usize, tool: &CallTool) -> Node {
         let calls = &self.calls;
-        let name = json_string(&tool.name);
-        let args = Node::Json(tool.shared_parameters().clone());
         if let CallName::Parameters {
             prefix,
             suffix,
@@ -1270,7 +1268,7 @@ impl FormatDescription {
             items.push(Node::Lit(
                 [prefix, tool.name.as_str(), suffix].concat().into(),
             ));
-            items.push(Node::Ref(args_rule(at).into()));
+            items.push(args_ref(at));
             items.push(Node::Ws);
             if !end.is_empty() {
                 items.extend([Node::Lit(end.clone()), Node::Ws]);
@@ -1330,8 +1328,16 @@ impl FormatDescription {
             }
             return Node::Seq(items);
         }
-        // Sized for the longest call (JSON fields with an id first): no regrowth per tool.
-        let mut items = Vec::with_capacity(32);
+        // The name as a JSON string, for the shapes that write it so (made only for them).
+        let name = || Node::Lit(json_string(&tool.name).into());
+        let args = Node::Json(tool.shared_parameters().clone());
+        // Sized for the call: no regrowth per tool (JSON fields with an id first are the longest; a
+        // block of 32 nodes for every shape was past the allocator's small sizes).
+        let capacity = match &calls.name {
+            CallName::JsonFields { .. } | CallName::JsonFieldsIdFirst { .. } => 32,
+            _ => 12,
+        };
+        let mut items = Vec::with_capacity(capacity);
         items.push(Node::Ws);
         match &calls.name {
             CallName::JsonFields {
@@ -1365,7 +1371,7 @@ impl FormatDescription {
                     Node::Ws,
                     Node::Lit(":".into()),
                     Node::Ws,
-                    Node::Lit(name.into()),
+                    name(),
                     Node::Ws,
                     Node::Lit(",".into()),
                     Node::Ws,
@@ -1403,7 +1409,7 @@ impl FormatDescription {
                 items.extend([
                     Node::Lit("{".into()),
                     Node::Ws,
-                    Node::Lit(name.into()),
+                    name(),
                     Node::Ws,
                     Node::Lit(":".into()),
                     Node::Ws,
@@ -1468,6 +1474,16 @@ fn args_rule(at: usize) -> String {
     let mut name = numbered("args_", at);
     name.push_str("_0");
     name
+}
+
+/// A reference to [`args_rule`]`(at)`, spelled only when a grammar is written.
+fn args_ref(at: usize) -> Node {
+    Node::Ref(RuleName::numbered("args_", at, Some(0)))
+}
+
+/// The name of [`param_rule`]`(at, index)`, spelled only when a grammar is written.
+fn param_name(at: usize, index: usize) -> RuleName {
+    RuleName::numbered("param_", at, Some(index))
 }
 
 /// How a parameter's value is written, as the parser types it.
@@ -1547,18 +1563,19 @@ fn simple_value_type(schema: &Value) -> Option<ValueType> {
 
 /// A tool's declared properties (of its `parameters` schema), in declared order, each with whether it is required.
 pub(crate) fn properties(schema: &Value) -> Vec<(&str, &Value, bool)> {
-    let required: Vec<&str> = schema
+    // `required` searched as it stands (a list of its names per tool was an allocation per tool).
+    let required = schema
         .get("required")
         .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
+    let is_required = |name: &str| required.iter().any(|item| item.as_str() == Some(name));
     schema
         .get("properties")
         .and_then(Value::as_object)
         .map(|properties| {
             properties
                 .iter()
-                .map(|(name, schema)| (name.as_str(), schema, required.contains(&name.as_str())))
+                .map(|(name, schema)| (name.as_str(), schema, is_required(name)))
                 .collect()
         })
         .unwrap_or_default()
@@ -1628,7 +1645,7 @@ fn parameter_rules<'t>(
     // property's rule depends on its name and schema only, unless the tool keeps definitions at
     // its root (which a `$ref` in the property needs beside it): those are not shared.
     let shared = !has_root_definitions(tool.parameters());
-    let mut names: Vec<String> = Vec::with_capacity(properties.len());
+    let mut names: Vec<RuleName> = Vec::with_capacity(properties.len());
     let (stops, excluded) = values;
     let close = Node::Lit(tags.value_close.clone());
     // Pushed straight into the parameter's items (a vector of it per use was an allocation more).
@@ -1639,13 +1656,13 @@ fn parameter_rules<'t>(
     };
     for (index, &(name, schema, _)) in properties.iter().enumerate() {
         if shared && let Some((tool, index)) = memo.find(name, schema) {
-            names.push(param_rule(tool, index));
+            names.push(param_name(tool, index));
             continue;
         }
         if shared {
             memo.insert(name, schema, at, index);
         }
-        names.push(param_rule(at, index));
+        names.push(param_name(at, index));
         let mut items = Vec::with_capacity(10);
         items.extend([
             Node::Ws,
@@ -1707,13 +1724,13 @@ fn parameter_rules<'t>(
             ]),
         }
         items.retain(|item| !matches!(item, Node::Lit(text) if text.is_empty()));
-        rules.push((names[index].clone(), Node::Seq(items)));
+        rules.push((param_rule(at, index), Node::Seq(items)));
     }
     // Each name moves into its reference (no copy per property).
     let params = names
         .into_iter()
         .zip(&properties)
-        .map(|(name, &(_, _, required))| (Node::Ref(name.into()), required));
+        .map(|(name, &(_, _, required))| (Node::Ref(name), required));
     let args = if properties.len() > ANY_ORDER_LIMIT {
         Node::Seq(
             params

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::CallTool;
-use super::grammar::{Grammar, Node};
+use super::grammar::{Grammar, Node, RuleName};
 use super::{ANY_ORDER_LIMIT, properties};
 
 /// The most levels an unconstrained value nests (a list in a dict in a list …).
@@ -88,10 +88,7 @@ impl<'t> PyRules<'t> {
             *seen_hash == hash && super::gbnf::same_schema(seen, parameters)
         });
         if let Some(&(_, _, earlier)) = earlier {
-            return vec![(
-                super::args_rule(at),
-                Node::Ref(super::args_rule(earlier).into()),
-            )];
+            return vec![(super::args_rule(at), super::args_ref(earlier))];
         }
         self.tools.push((parameters.clone(), hash, at));
         // An item whose name and schema equal one an earlier tool wrote takes that item's rule: the
@@ -107,7 +104,10 @@ impl<'t> PyRules<'t> {
                 continue;
             }
             if shared && let Some((tool, index)) = self.items.find(name, schema) {
-                items.push((Node::Ref(pyarg_rule(tool, index).into()), required));
+                items.push((
+                    Node::Ref(RuleName::numbered("pyarg_", tool, Some(index))),
+                    required,
+                ));
                 continue;
             }
             let value = self.value(schema, 0);
@@ -120,12 +120,12 @@ impl<'t> PyRules<'t> {
                 Node::Ws,
             ]);
             // Numbered by the item's place among the tool's items (unique, as before sharing).
-            let rule = pyarg_rule(at, items.len());
-            rules.push((rule.clone(), item));
+            rules.push((pyarg_rule(at, items.len()), item));
             if shared {
                 self.items.insert(name, schema, at, items.len());
             }
-            items.push((Node::Ref(rule.into()), required));
+            let rule = RuleName::numbered("pyarg_", at, Some(items.len()));
+            items.push((Node::Ref(rule), required));
         }
         let args = self.keyed(items);
         rules.push((super::args_rule(at), args));
@@ -531,10 +531,7 @@ pub(crate) fn calls_grammar(tools: &[CallTool]) -> Grammar {
         let mut open = String::with_capacity(tool.name.len() + 1);
         open.push_str(&tool.name);
         open.push('(');
-        calls.push(Node::Seq(vec![
-            Node::Lit(open.into()),
-            Node::Ref(super::args_rule(at).into()),
-        ]));
+        calls.push(Node::Seq(vec![Node::Lit(open.into()), super::args_ref(at)]));
         rules.extend(py.arguments(at, tool));
     }
     rules[0].1 = Node::Alt(calls);

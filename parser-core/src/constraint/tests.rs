@@ -1216,3 +1216,39 @@ fn structural_tag_text_is_its_value_serialized() {
         }
     }
 }
+
+/// A numbered [`RuleName`] is written as its rule's head is, in both dialects: a grammar that
+/// refers to its rules by numbered names renders exactly as one that spells them out.
+#[rstest]
+#[case::one_number("call_", 3, None, "call_3")]
+#[case::two_numbers("param_", 12, Some(0), "param_12_0")]
+#[case::prefix_with_underscores("py_any_", 7, None, "py_any_7")]
+#[case::uppercase_prefix("Tool_", 1, Some(22), "Tool_1_22")]
+fn numbered_rule_names_render_as_spelled(
+    #[case] prefix: &'static str,
+    #[case] first: usize,
+    #[case] second: Option<usize>,
+    #[case] spelled: &'static str,
+) {
+    let numbered = RuleName::numbered(prefix, first, second);
+    assert_eq!(numbered.to_string(), spelled);
+    assert_eq!(numbered, RuleName::from(spelled));
+    assert_ne!(numbered, RuleName::from("other_1"));
+    let grammar = |reference: RuleName| Grammar {
+        rules: vec![
+            (
+                "start".to_owned(),
+                Node::Seq(vec![Node::Ref(reference), Node::Lit("!".into())]),
+            ),
+            (spelled.to_owned(), Node::Lit("x".into())),
+        ],
+    };
+    let (by_number, by_word) = (grammar(numbered), grammar(RuleName::from(spelled)));
+    assert_eq!(by_number, by_word);
+    assert_eq!(by_number.lark(), by_word.lark());
+    assert_eq!(by_number.gbnf(), by_word.gbnf());
+    // The reference names the rule that is there (the rendering would not parse otherwise).
+    let gbnf = by_number.gbnf();
+    let head = gbnf.lines().nth(1).and_then(|line| line.split(" ::= ").next());
+    assert!(gbnf.lines().next().is_some_and(|root| root.contains(head.unwrap_or("?"))), "{gbnf}");
+}
