@@ -249,6 +249,8 @@ struct Rules<'g> {
     buffers: Vec<String>,
     /// Where [`Rules::any_order`] keeps the end of each item's text, from one node to the next.
     ends: Vec<usize>,
+    /// The GBNF spelling of each numbered name's prefix met so far ([`Rules::prefix`]).
+    prefixes_converted: Vec<(&'static str, String)>,
     /// The GBNF name of each of the grammar's rules, by its name in the grammar.
     grammar_names: FastMap<&'g str, Name>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
@@ -417,6 +419,24 @@ impl<'g> Rules<'g> {
             names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
             ..Rules::default()
         }
+    }
+
+    /// The GBNF spelling of a numbered name's prefix (`param-` of `param_`), converted once per
+    /// grammar: a grammar's prefixes are a handful of constants, told apart by address (converting
+    /// one at every reference was a fourteenth of a tagged format's GBNF).
+    fn prefix(&mut self, prefix: &'static str) -> &str {
+        let at = match self
+            .prefixes_converted
+            .iter()
+            .position(|(known, _)| std::ptr::eq(*known, prefix))
+        {
+            Some(at) => at,
+            None => {
+                self.prefixes_converted.push((prefix, rule_name(prefix)));
+                self.prefixes_converted.len() - 1
+            }
+        };
+        &self.prefixes_converted[at].1
     }
 
     /// Writes the GBNF name of the grammar's rule `name` (converted if the grammar has no such rule).
@@ -617,7 +637,14 @@ impl<'g> Rules<'g> {
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
             Node::Ref(RuleName::Word(name)) => self.push_grammar_name(out, name),
             // Spelled here as its rule's head was converted (`call_3` is `call-3`), not looked up.
-            Node::Ref(name) => name.write(out, push_rule_name, '-'),
+            Node::Ref(RuleName::Numbered(prefix, first, second)) => {
+                out.push_str(self.prefix(prefix));
+                push_number(out, u64::from(*first));
+                if let Some(second) = second {
+                    out.push('-');
+                    push_number(out, u64::from(*second));
+                }
+            }
             Node::Chars { except, min, max } => {
                 out.push_str(&negated_class(except).unwrap_or_default());
                 out.push_str(&repetition(*min, *max));

@@ -353,9 +353,15 @@ fn push_lark_name(out: &mut String, name: &str) {
 /// Writes `n` in decimal (what `write!` does, without the formatting machinery, which shows in the
 /// profile of grammars with thousands of numbered rules).
 pub(crate) fn push_number(out: &mut String, n: u64) {
-    // Pushed a digit at a time: a call to copy a slice of one to three bytes costs more.
+    // Pushed a digit at a time: a call to copy a slice of one to three bytes costs more. The
+    // numbers of rule names are mostly below a hundred: written without the loop.
     if n < 10 {
         out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    if n < 100 {
+        out.push(char::from(b'0' + (n / 10) as u8));
+        out.push(char::from(b'0' + (n % 10) as u8));
         return;
     }
     let mut digits = [0u8; 20];

@@ -1249,6 +1249,14 @@ fn numbered_rule_names_render_as_spelled(
     assert_eq!(by_number.gbnf(), by_word.gbnf());
     // The reference names the rule that is there (the rendering would not parse otherwise).
     let gbnf = by_number.gbnf();
-    let head = gbnf.lines().nth(1).and_then(|line| line.split(" ::= ").next());
-    assert!(gbnf.lines().next().is_some_and(|root| root.contains(head.unwrap_or("?"))), "{gbnf}");
+    let head = gbnf
+        .lines()
+        .nth(1)
+        .and_then(|line| line.split(" ::= ").next());
+    assert!(
+        gbnf.lines()
+            .next()
+            .is_some_and(|root| root.contains(head.unwrap_or("?"))),
+        "{gbnf}"
+    );
 }
