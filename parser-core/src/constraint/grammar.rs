@@ -968,26 +968,57 @@ pub(crate) fn write_any_order_sets(
 }
 
 /// The bytes of `word` (eight bytes of text, little-endian) that JSON (and a Lark literal) must
-/// escape: `"`, `\\` or a control character below U+0020. The lowest flagged byte is always one of
-/// them (the "has a zero byte" test flags a byte above a true match only when it borrows from it).
+/// escape: `"`, `\\` or a control character below U+0020, each flagged by its top bit. Exact, no
+/// byte flagged by a borrow from the one below it (as the classic "has a zero byte" test does):
+/// every byte's top bit is set before the subtractions, so none borrows across bytes, and
+/// [`escape_word`] takes every flagged byte for one to escape.
+#[inline]
 fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Nonzero exactly when some byte of `word` is zero (the classic "has a zero byte" test).
-    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
-    // A byte below 0x20 has its top three bits clear; `"` and `\\` are bytes equal to theirs.
-    zero_byte(word & (0xE0 * ONES))
-        | zero_byte(word ^ (u64::from(b'"') * ONES))
-        | zero_byte(word ^ (u64::from(b'\\') * ONES))
+    let high = word | HIGHS;
+    // A byte keeps its top bit here when its low seven bits are 0x20 or more and differ from `"`'s
+    // and `\\`'s; `| word` keeps it for a byte of 0x80 or more (UTF-8 beyond ASCII, never escaped).
+    let kept = high.wrapping_sub(0x20 * ONES)
+        & (high ^ (u64::from(b'"') * ONES)).wrapping_sub(ONES)
+        & (high ^ (u64::from(b'\\') * ONES)).wrapping_sub(ONES);
+    !(kept | word) & HIGHS
+}
+
+/// The eight bytes of `bytes` from `at` on, as a little-endian word.
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// The bytes of a text shorter than eight bytes as one word for [`escape_mask`]: at most two
+/// overlapping loads, padded with spaces (which need no escape). Not a copy into a padded word: a
+/// copy of unknown length is a call to `memcpy`, and most texts of a structural tag (a schema's
+/// keys and types) are this short.
+#[inline]
+fn short_word(bytes: &[u8]) -> u64 {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return u64::from(u32::from_le_bytes(*first))
+            | (u64::from(u32::from_le_bytes(*last)) << 32);
+    }
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        return u64::from(u16::from_le_bytes(*first))
+            | (u64::from(u16::from_le_bytes(*last)) << 16)
+            | (SPACES << 32);
+    }
+    bytes
+        .first()
+        .map_or(SPACES, |&byte| u64::from(byte) | (SPACES << 8))
 }
 
 /// Where the first byte at or after `from` that JSON must escape is, eight bytes at a time.
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let mask = escape_mask(u64::from_le_bytes(word));
+    while at + 8 <= bytes.len() {
+        let mask = escape_mask(word_at(bytes, at));
         if mask != 0 {
             return Some(at + (mask.trailing_zeros() / 8) as usize);
         }
@@ -1006,43 +1037,46 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// True when `text` has a byte JSON (and a Lark literal) must escape: `"`, `\\` or a control
 /// character below U+0020. Eight bytes at a time (a byte at a time was a tenth of a structural
-/// tag's cost).
+/// tag's cost), the last eight read overlapping the word before them (or, shorter than a word, by
+/// [`short_word`]): no copy of the last bytes into a padded word, which was a call to `memcpy` per
+/// text. Inline: most of a structural tag's texts are a few bytes and need no escape.
+#[inline]
 pub(crate) fn needs_json_escape(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        if escape_mask(u64::from_le_bytes(word)) != 0 {
+    let Some(last) = bytes.len().checked_sub(8) else {
+        return escape_mask(short_word(bytes)) != 0;
+    };
+    let mut at = 0;
+    while at < last {
+        if escape_mask(word_at(bytes, at)) != 0 {
             return true;
         }
+        at += 8;
     }
-    // The last bytes padded with spaces (which need no escape): one more word, not a loop.
-    let rest = chunks.remainder();
-    if rest.is_empty() {
-        return false;
-    }
-    let mut word = [b' '; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    escape_mask(u64::from_le_bytes(word)) != 0
+    escape_mask(word_at(bytes, last)) != 0
 }
 
 /// Writes `text` as the inside of a JSON string, escaped exactly as `serde_json` escapes it.
 ///
-/// A short text (a name, a literal) copies the runs between two escapes whole. A long ASCII one (a
-/// grammar embedded in a structural tag, with a `"` every few bytes) is escaped a byte at a time
-/// into a block on the stack, copied in a block at a time (a copy call per run cost more than the
-/// bytes it copied: `serde_json::to_string`, and then a run at a time, were a quarter of such a tag's
-/// cost).
+/// Inline, only the test: most texts (a name, a key, a description) need no escape and are copied
+/// whole, without a call of their own; [`push_escaped`] escapes the others.
+#[inline]
 pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
-    const LONG: usize = 256;
-    // Most texts (a name, a key, a description) need no escape: copied whole.
-    if !needs_json_escape(text) {
+    if needs_json_escape(text) {
+        push_escaped(out, text);
+    } else {
         out.push_str(text);
-        return;
     }
-    if text.len() >= LONG && text.is_ascii() {
-        push_ascii_escaped(out, text.as_bytes());
+}
+
+/// [`push_json_escaped`] of a text with an escape. A short one (a literal, a description) copies the
+/// runs between two escapes whole; a long one (a grammar embedded in a structural tag, with a `"`
+/// every few bytes) goes through a block on the stack ([`push_long_escaped`]).
+#[inline(never)]
+fn push_escaped(out: &mut String, text: &str) {
+    const LONG: usize = 256;
+    if text.len() >= LONG {
+        push_long_escaped(out, text);
         return;
     }
     let bytes = text.as_bytes();
@@ -1055,53 +1089,94 @@ pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
     out.push_str(&text[start..]);
 }
 
-/// [`push_json_escaped`] of ASCII text, through a block on the stack.
-fn push_ascii_escaped(out: &mut String, bytes: &[u8]) {
-    // A byte escapes to at most six: a block holds the escapes of `STEP` bytes.
-    const STEP: usize = 128;
-    let mut block = [0u8; STEP * 6];
+/// [`push_json_escaped`] of a long text, through a block on the stack copied in a block at a time (a
+/// copy call per run between two escapes cost more than the bytes it copied: `serde_json::to_string`,
+/// and then a run at a time, were a quarter of a structural tag's cost). A word at a time, a word
+/// with an escape too ([`escape_word`]): in a grammar nearly every word has one, and escaping those
+/// a byte at a time made the escaping of a structural tag 108-164 K instructions a build (callgrind,
+/// the six parsers of the benchmark's structural-tag rows), 62-120 K now with the short texts' test.
+/// Any text, not only ASCII (DeepSeek V3.2's grammar has `｜` and `▁` in it, and took the run at a
+/// time path): a block ends on a character's boundary. Blocks of 512 bytes rather than 256: a
+/// block's check that it is UTF-8 costs a few hundred instructions besides its bytes.
+fn push_long_escaped(out: &mut String, text: &str) {
+    // A byte escapes to at most six: a block holds the escapes of `STEP` bytes (a multiple of a
+    // word), and the eight bytes past them the last store of a word writes.
+    const STEP: usize = 512;
+    let block = &mut [0u8; STEP * 6 + 8];
+    let bytes = text.as_bytes();
     out.reserve(bytes.len() + bytes.len() / 4);
-    for chunk in bytes.chunks(STEP) {
-        let mut n = 0;
-        // Eight bytes without an escape copied at once; a word with one, a byte at a time.
-        let mut words = chunk.chunks_exact(8);
-        for word in &mut words {
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(word);
-            if escape_mask(u64::from_le_bytes(bytes)) == 0 {
-                block[n..n + 8].copy_from_slice(&bytes);
-                n += 8;
-            } else {
-                n = escape_ascii(&mut block, n, word);
-            }
+    let mut start = 0;
+    while start < bytes.len() {
+        // A block ends on a character's boundary: whole UTF-8 in (escapes touch only ASCII bytes),
+        // whole UTF-8 out.
+        let mut end = bytes.len().min(start + STEP);
+        while !text.is_char_boundary(end) {
+            end -= 1;
         }
-        n = escape_ascii(&mut block, n, words.remainder());
-        // ASCII in, ASCII out: the check cannot fail.
+        let mut words = bytes[start..end].chunks_exact(8);
+        let mut n = 0;
+        for chunk in &mut words {
+            block[n..n + 8].copy_from_slice(chunk);
+            let word = word_at(chunk, 0);
+            let mask = escape_mask(word);
+            n = if mask == 0 {
+                n + 8
+            } else {
+                escape_word(block, n, word, mask)
+            };
+        }
+        // The last bytes padded with spaces (which need no escape) to a word, the spaces then
+        // dropped.
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut padded = [b' '; 8];
+            padded[..rest.len()].copy_from_slice(rest);
+            block[n..n + 8].copy_from_slice(&padded);
+            let word = u64::from_le_bytes(padded);
+            n = escape_word(block, n, word, escape_mask(word)) - (8 - rest.len());
+        }
+        // Whole characters in, whole characters out: the check cannot fail.
         out.push_str(std::str::from_utf8(&block[..n]).unwrap_or_default());
+        start = end;
     }
 }
 
-/// Writes the JSON escapes of the ASCII `bytes` into `block` from `n` on; returns where they end.
-fn escape_ascii(block: &mut [u8], mut n: usize, bytes: &[u8]) -> usize {
-    for &byte in bytes {
-        match byte {
-            b'"' | b'\\' => {
-                block[n] = b'\\';
-                block[n + 1] = byte;
-                n += 2;
+/// Escapes the word copied to `block[n..n + 8]` (`word`, whose bytes to escape `mask` flags) in
+/// place, lowest flagged byte first: its escape, then the rest of the word written once more after
+/// it (one store of eight bytes; those past the word's end are written over next). Returns where
+/// the word's escapes end.
+fn escape_word(block: &mut [u8], n: usize, word: u64, mut mask: u64) -> usize {
+    // Where the word's first byte would stand, for the bytes still to escape: each escape moves the
+    // rest of the word on by its length less one.
+    let mut base = n;
+    while mask != 0 {
+        let top = mask.trailing_zeros();
+        mask &= mask - 1;
+        let at = base + (top / 8) as usize;
+        // The flagged byte and those above it.
+        let rest = word >> (top & !7);
+        let byte = rest as u8;
+        if byte >= 0x20 {
+            // `"` or `\\`: a backslash before it, the byte itself copied with the rest.
+            block[at] = b'\\';
+            block[at + 1..at + 9].copy_from_slice(&rest.to_le_bytes());
+            base += 1;
+        } else {
+            let escape = control_escape(byte).as_bytes();
+            match *escape {
+                // `\n` and its kind, by far the most common (a grammar's line breaks): no copy call.
+                [backslash, letter] => {
+                    block[at] = backslash;
+                    block[at + 1] = letter;
+                }
+                _ => block[at..at + escape.len()].copy_from_slice(escape),
             }
-            0x20.. => {
-                block[n] = byte;
-                n += 1;
-            }
-            _ => {
-                let escape = control_escape(byte);
-                block[n..n + escape.len()].copy_from_slice(escape.as_bytes());
-                n += escape.len();
-            }
+            let after = at + escape.len();
+            block[after..after + 8].copy_from_slice(&(rest >> 8).to_le_bytes());
+            base += escape.len() - 1;
         }
     }
-    n
+    base + 8
 }
 
 /// The JSON escape of a control character (below U+0020), as `serde_json` writes it.

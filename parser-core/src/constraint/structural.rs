@@ -188,7 +188,24 @@ fn write_value(out: &mut String, value: &Value) {
         Value::String(text) => write_string(out, text),
         Value::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
         Value::Null => out.push_str("null"),
-        number => out.push_str(&serde_json::to_string(number).unwrap_or_default()),
+        // An integer in plain decimal, as `serde_json` writes one (through `itoa`), without its
+        // string per number: about 250 instructions with the allocation and its free, against 65
+        // (17 K a build of Kimi K2's tag, which has 90 numbers). A negative one only when below
+        // zero, so that anything else (a float, or with `arbitrary_precision` any other text) is
+        // written by `Number`'s `Display`, which writes what serializing it does.
+        Value::Number(number) => {
+            if let Some(n) = number.as_u64() {
+                super::grammar::push_number(out, n);
+            } else if let Some(n) = number.as_i64()
+                && n < 0
+            {
+                out.push('-');
+                super::grammar::push_number(out, n.unsigned_abs());
+            } else {
+                // Writing to a `String` cannot fail.
+                let _ = std::fmt::Write::write_fmt(out, format_args!("{number}"));
+            }
+        }
     }
 }
 

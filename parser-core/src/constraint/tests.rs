@@ -1149,6 +1149,94 @@ fn json_escape_check_matches_the_byte_rule() {
     }
 }
 
+/// `push_json_escaped` of `text` against `serde_json::to_string`.
+fn check_json_escaped(text: &str) {
+    let mut escaped = String::from("\"");
+    grammar::push_json_escaped(&mut escaped, text);
+    escaped.push('"');
+    assert_eq!(escaped, serde_json::to_string(text).unwrap(), "{text:?}");
+}
+
+/// The path of long texts (a word at a time into a block on the stack, each escape the word's mask
+/// flags inserted in place) against `serde_json`: lengths around its threshold (256 bytes) and its
+/// block (512), every escape at every byte of a word and at a block's end, runs of escapes across
+/// words, texts of nothing but escapes (a control character is six bytes: the block's worst case),
+/// and multibyte characters where a block would end.
+#[test]
+fn json_escape_of_long_texts_matches_serde_json() {
+    let specials = [
+        "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1f}", "\u{7f}", " ", "é", "日", "🙂",
+    ];
+    for len in [
+        255, 256, 257, 263, 264, 265, 300, 511, 512, 513, 519, 520, 1023, 1024, 1025,
+    ] {
+        for special in specials {
+            let positions = (0..24).chain(len - 24..len).chain(496..530);
+            for at in positions.filter(|&at| at < len) {
+                let mut text = "a".repeat(len);
+                text.replace_range(at..=at, special);
+                check_json_escaped(&text);
+                // Followed by a `"` (the grammar's usual escape): two escapes in a word, or one at
+                // each side of a word's end.
+                text.insert(at + special.len(), '"');
+                check_json_escaped(&text);
+            }
+        }
+    }
+    // Runs of one to seventeen escapes starting at each byte of a word.
+    for special in ["\"", "\\", "\n", "\u{1}", "\"\n\\"] {
+        for run in 1..=17 {
+            for at in 0..8 {
+                let text = format!(
+                    "{}{}{}",
+                    "x".repeat(256 + at),
+                    special.repeat(run),
+                    "y".repeat(37)
+                );
+                check_json_escaped(&text);
+            }
+        }
+    }
+    // Nothing but escapes, across several blocks.
+    for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}", "\\\"", "\u{0}\n"] {
+        for count in [256, 511, 512, 513, 1300] {
+            check_json_escaped(&special.repeat(count));
+        }
+    }
+    // A multibyte character at each byte where a block would end, and text of them alone.
+    for multibyte in ["é", "日", "🙂"] {
+        for before in 500..516 {
+            let text = format!(
+                "{}{}\"{}",
+                "a".repeat(before),
+                multibyte.repeat(9),
+                "\\b".repeat(200)
+            );
+            check_json_escaped(&text);
+        }
+        check_json_escaped(&multibyte.repeat(700));
+        check_json_escaped(&format!("\"{}", multibyte.repeat(700)));
+    }
+    // Text like a grammar's: a `"` or `\\` every few bytes, a line break after each rule.
+    let rule =
+        "root ::= \"<tool_call>\" ws name ( \",\" ws value )* [^\"\\\\\\x7F\\x00-\\x1F] \"\\n\"\n";
+    for repeat in [5, 6, 13, 40] {
+        check_json_escaped(&rule.repeat(repeat));
+        check_json_escaped(&format!("｜DSML｜{}▁", rule.repeat(repeat)));
+    }
+}
+
+proptest::proptest! {
+    /// Any text of the bytes the escaping tells apart (escapes, a control character, plain ASCII
+    /// and multibyte characters), short or long, is escaped as `serde_json` escapes it.
+    #[test]
+    fn json_escape_matches_serde_json(text in "[a \"\\\\\n\t\u{1}\u{7f}é日🙂]{0,1200}") {
+        check_json_escaped(&text);
+        let naive = text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+        proptest::prop_assert_eq!(grammar::needs_json_escape(&text), naive);
+    }
+}
+
 #[test]
 fn structural_tag_text_is_its_value_serialized() {
     // Names, keys and schemas that need escapes, numbers, nested lists, every kind of format.
@@ -1159,6 +1247,7 @@ fn structural_tag_text_is_its_value_serialized() {
                 "text": {"type": "string", "description": "a \"quoted\"\nline\t\\", "maxLength": 5},
                 "n": {"type": "number", "minimum": -1.5, "maximum": 1e21},
                 "k": {"type": "integer", "enum": [1, 2, 3]},
+                "m": {"type": "integer", "minimum": -9223372036854775808_i64, "maximum": 18446744073709551615_u64, "default": -7, "examples": [0, 9, 10, -10, 0.1, -0.0, 1e-7, 123456789.125]},
                 "list": {"type": "array", "items": {"type": ["string", "null"]}},
                 "ü": {"const": "ö"}
             },
