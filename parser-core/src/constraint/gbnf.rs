@@ -33,8 +33,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde_json::Value;
 
 use super::grammar::{
-    Grammar, Move, Node, RuleName, SetMask, SharedSets, property_schema, push_number, repetition,
-    text_automaton, write_any_order_sets,
+    Grammar, Move, Node, RuleName, SetMask, SharedSets, property_schema, push_number,
+    push_repetition, text_automaton, write_any_order_sets,
 };
 
 /// Writes `grammar` as GBNF; its first rule becomes `root`.
@@ -43,23 +43,24 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     let mut out = Rules::with_capacity(grammar.rules.len() * 8);
     out.names.insert(Rc::from("root"), 1);
     let mut buffer = String::with_capacity(32);
-    for (name, _) in &grammar.rules {
-        buffer.clear();
-        push_rule_name(&mut buffer, name);
-        out.note_heads(&buffer);
-        let converted: Name = Rc::from(buffer.as_str());
-        out.names.insert(converted.clone(), 1);
-        // Kept for the rule's head and each reference to it: converting a name at every
-        // `Node::Ref` was a tenth of a tagged format's GBNF (a tool refers to its parameters' rules).
-        out.grammar_names.insert(name.as_str(), converted);
-    }
+    // Each rule's GBNF name, converted once for its head; references to it spell it themselves
+    // (a numbered reference from its parts, a word converted: see `Rules::node`), which a map from
+    // the grammar's names to these cost more than (a fifteenth of a tagged format's GBNF).
+    let heads: Vec<Name> = grammar
+        .rules
+        .iter()
+        .map(|(name, _)| {
+            buffer.clear();
+            push_rule_name(&mut buffer, name);
+            out.note_heads(&buffer);
+            let converted: Name = Rc::from(buffer.as_str());
+            out.names.insert(converted.clone(), 1);
+            converted
+        })
+        .collect();
     let mut text = String::with_capacity(8192);
-    for (at, (name, node)) in grammar.rules.iter().enumerate() {
-        if at == 0 {
-            text.push_str("root");
-        } else {
-            out.push_grammar_name(&mut text, name);
-        }
+    for (at, (head, (_, node))) in heads.iter().zip(&grammar.rules).enumerate() {
+        text.push_str(if at == 0 { "root" } else { head });
         text.push_str(" ::= ");
         out.node(node, &mut text);
         text.push('\n');
@@ -251,8 +252,6 @@ struct Rules<'g> {
     ends: Vec<usize>,
     /// The GBNF spelling of each numbered name's prefix met so far ([`Rules::prefix`]).
     prefixes_converted: Vec<(&'static str, String)>,
-    /// The GBNF name of each of the grammar's rules, by its name in the grammar.
-    grammar_names: FastMap<&'g str, Name>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
     sets: SharedSets,
     sets_prefix: Option<String>,
@@ -411,7 +410,6 @@ impl TextRules {
 impl<'g> Rules<'g> {
     fn with_capacity(rules: usize) -> Self {
         Rules {
-            grammar_names: FastMap::with_capacity_and_hasher(rules / 8, FastHash::default()),
             converted: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
             rules: Vec::with_capacity(rules),
             bodies: String::with_capacity(rules * 32),
@@ -437,14 +435,6 @@ impl<'g> Rules<'g> {
             }
         };
         &self.prefixes_converted[at].1
-    }
-
-    /// Writes the GBNF name of the grammar's rule `name` (converted if the grammar has no such rule).
-    fn push_grammar_name(&self, out: &mut String, name: &str) {
-        match self.grammar_names.get(name) {
-            Some(converted) => out.push_str(converted),
-            None => push_rule_name(out, name),
-        }
     }
 
     /// A rule named after `hint` with this body; an identical body reuses its rule.
@@ -635,7 +625,7 @@ impl<'g> Rules<'g> {
                 out.push_str(&name);
             }
             Node::Text { exclude, until } => self.text(exclude, until.as_deref(), out),
-            Node::Ref(RuleName::Word(name)) => self.push_grammar_name(out, name),
+            Node::Ref(RuleName::Word(name)) => push_rule_name(out, name),
             // Spelled here as its rule's head was converted (`call_3` is `call-3`), not looked up.
             Node::Ref(RuleName::Numbered(prefix, first, second)) => {
                 out.push_str(self.prefix(prefix));
@@ -646,8 +636,10 @@ impl<'g> Rules<'g> {
                 }
             }
             Node::Chars { except, min, max } => {
-                out.push_str(&negated_class(except).unwrap_or_default());
-                out.push_str(&repetition(*min, *max));
+                // Written in place: a string for the class and one for the bounds were two
+                // allocations per counted value.
+                push_negated_class(out, except);
+                push_repetition(out, *min, *max);
             }
             Node::AnyOrder(items) => self.any_order(items, None, out),
             Node::Separated { items, separator } => self.any_order(items, Some(separator), out),
@@ -1398,10 +1390,19 @@ fn push_literal(out: &mut String, text: &str) {
 
 /// `[^…]`: every character outside `alphabet` (any character but NUL when the alphabet is empty).
 fn negated_class(alphabet: &[char]) -> Option<String> {
+    let mut out = String::new();
+    push_negated_class(&mut out, alphabet);
+    Some(out)
+}
+
+/// Writes [`negated_class`] of `alphabet` to `out`.
+fn push_negated_class(out: &mut String, alphabet: &[char]) {
     if alphabet.is_empty() {
-        return Some("[^\\x00]".to_owned());
+        out.push_str("[^\\x00]");
+        return;
     }
-    let mut out = String::from("[^");
+    out.reserve(alphabet.len() + 3);
+    out.push_str("[^");
     for &c in alphabet {
         match c {
             ']' | '[' | '\\' | '"' => {
@@ -1419,7 +1420,6 @@ fn negated_class(alphabet: &[char]) -> Option<String> {
         }
     }
     out.push(']');
-    Some(out)
 }
 
 /// A schema as standalone GBNF (its rule is `root`), for tests and for servers that want a JSON-only

@@ -199,14 +199,8 @@ pub(crate) fn property_schema<'a>(parameters: &'a Value, property: &str) -> &'a 
         .unwrap_or(&ANY)
 }
 
-/// `{min,max}` (`{min,}` without `max`): a repetition in both Lark and GBNF.
-pub(crate) fn repetition(min: u64, max: Option<u64>) -> String {
-    let mut out = String::with_capacity(16);
-    push_repetition(&mut out, min, max);
-    out
-}
-
-/// Writes [`repetition`] to `out` (no string, no formatting machinery: once per counted value).
+/// Writes `{min,max}` (`{min,}` without `max`), a repetition in both Lark and GBNF, to `out` (no
+/// string, no formatting machinery: once per counted value).
 pub(crate) fn push_repetition(out: &mut String, min: u64, max: Option<u64>) {
     out.push('{');
     push_number(out, min);
