@@ -42,25 +42,37 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     // Sized for the rules a grammar of this many rules makes (no rehash of long bodies as it grows).
     let mut out = Rules::with_capacity(grammar.rules.len() * 8);
     out.names.insert(Rc::from("root"), 1);
-    let mut buffer = String::with_capacity(32);
-    // Each rule's GBNF name, converted once for its head; references to it spell it themselves
-    // (a numbered reference from its parts, a word converted: see `Rules::node`), which a map from
-    // the grammar's names to these cost more than (a fifteenth of a tagged format's GBNF).
-    let heads: Vec<Name> = grammar
+    // The names side rules must not take: the grammar's own, as GBNF spells them. Names of
+    // letters, digits and `_` (all this crate makes) are spelled with `-` for `_`, which
+    // [`Rules::is_head`] undoes on a candidate to look it up among the grammar's names as they
+    // are (a converted copy of each, in the map of names taken, was a tenth of a GBNF build).
+    out.heads_as_is = grammar
         .rules
         .iter()
-        .map(|(name, _)| {
+        .all(|(name, _)| name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    let mut buffer = String::with_capacity(32);
+    for (name, _) in &grammar.rules {
+        if out.heads_as_is {
+            out.grammar_heads.insert(name, ());
+        }
+        if !out.heads_as_is || PREFIX_BASES.iter().any(|base| name.starts_with(base)) {
             buffer.clear();
             push_rule_name(&mut buffer, name);
             out.note_heads(&buffer);
-            let converted: Name = Rc::from(buffer.as_str());
-            out.names.insert(converted.clone(), 1);
-            converted
-        })
-        .collect();
+            if !out.heads_as_is {
+                out.names.insert(Rc::from(buffer.as_str()), 1);
+            }
+        }
+    }
     let mut text = String::with_capacity(8192);
-    for (at, (head, (_, node))) in heads.iter().zip(&grammar.rules).enumerate() {
-        text.push_str(if at == 0 { "root" } else { head });
+    for (at, (name, node)) in grammar.rules.iter().enumerate() {
+        // References spell their rule's name themselves (a numbered one from its parts, a word
+        // converted: see `Rules::node`).
+        if at == 0 {
+            text.push_str("root");
+        } else {
+            push_rule_name(&mut text, name);
+        }
         text.push_str(" ::= ");
         out.node(node, &mut text);
         text.push('\n');
@@ -250,6 +262,12 @@ struct Rules<'g> {
     buffers: Vec<String>,
     /// Where [`Rules::any_order`] keeps the end of each item's text, from one node to the next.
     ends: Vec<usize>,
+    /// The grammar's rule names, when each is letters, digits and `_` ([`Rules::is_head`]);
+    /// otherwise their GBNF spellings are in `names`.
+    grammar_heads: FastMap<&'g str, ()>,
+    heads_as_is: bool,
+    /// Where [`Rules::is_head`] spells a candidate back.
+    unconverted: String,
     /// The GBNF spelling of each numbered name's prefix met so far ([`Rules::prefix`]).
     prefixes_converted: Vec<(&'static str, String)>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
@@ -414,7 +432,8 @@ impl<'g> Rules<'g> {
             rules: Vec::with_capacity(rules),
             bodies: String::with_capacity(rules * 32),
             by_hash: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
-            names: FastMap::with_capacity_and_hasher(rules * 2, FastHash::default()),
+            names: FastMap::with_capacity_and_hasher(rules, FastHash::default()),
+            grammar_heads: FastMap::with_capacity_and_hasher(rules / 8, FastHash::default()),
             ..Rules::default()
         }
     }
@@ -499,7 +518,11 @@ impl<'g> Rules<'g> {
             converted = rule_name(hint);
             converted.as_str()
         };
-        let Some(&taken) = self.names.get(hint) else {
+        let taken = match self.names.get(hint) {
+            Some(&taken) => Some(taken),
+            None => self.is_head(hint).then_some(1),
+        };
+        let Some(taken) = taken else {
             // A hint no rule has is the name (not looked up again: most hints are new).
             let name: Name = Rc::from(hint);
             self.note_heads(&name);
@@ -516,7 +539,7 @@ impl<'g> Rules<'g> {
                 candidate.push('-');
                 push_number(&mut candidate, count as u64);
             }
-            if !self.names.contains_key(candidate.as_str()) {
+            if !self.names.contains_key(candidate.as_str()) && !self.is_head(&candidate) {
                 break;
             }
         }
@@ -535,6 +558,18 @@ impl<'g> Rules<'g> {
         }
         self.names.insert(name.clone(), 1);
         name
+    }
+
+    /// True when `name` (a GBNF name) is the spelling of one of the grammar's rules, which
+    /// [`render`] did not put in `names`.
+    fn is_head(&mut self, name: &str) -> bool {
+        if !self.heads_as_is {
+            return false;
+        }
+        self.unconverted.clear();
+        self.unconverted
+            .extend(name.chars().map(|c| if c == '-' { '_' } else { c }));
+        self.grammar_heads.contains_key(self.unconverted.as_str())
     }
 
     /// Keeps what [`Rules::fresh_prefix`] must avoid of a name now taken: each part of it before a `-`

@@ -1349,3 +1349,40 @@ fn numbered_rule_names_render_as_spelled(
         "{gbnf}"
     );
 }
+
+/// The rules the GBNF renderer writes on the side (a schema's values, whitespace, any value) never
+/// take a name the grammar's own rules have, however those are named: every head is written once,
+/// and the grammar still accepts what it should.
+#[rstest]
+#[case::crate_style_names(&["args", "args_0", "args_0_0", "args_0_1", "ws", "char", "value", "string", "object", "array", "args_rest", "args_first", "args_members", "args_0_rest", "any1_0", "text1_s0"])]
+#[case::names_needing_conversion(&["args-0", "string.x", "ws-2", "args.rest", "value_2"])]
+fn gbnf_side_rules_avoid_the_grammars_names(#[case] names: &[&'static str]) {
+    let schema = json!({"type": "object", "properties": {
+        "a": {"type": "string"},
+        "b": {"type": "object", "properties": {"c": {"type": "integer"}}},
+        "d": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+        "e": {}
+    }, "required": ["a"]});
+    let mut rules = vec![(
+        "start".to_owned(),
+        Node::Seq(vec![Node::Json(Arc::new(schema)), Node::Ws]),
+    )];
+    rules.extend(
+        names
+            .iter()
+            .map(|name| (name.to_string(), Node::Lit("x".into()))),
+    );
+    let gbnf = Grammar { rules }.gbnf();
+    let mut heads = std::collections::HashSet::new();
+    for line in gbnf.lines() {
+        let head = line.split(" ::= ").next().unwrap_or_default();
+        assert!(
+            heads.insert(head.to_owned()),
+            "{head} defined twice:\n{gbnf}"
+        );
+    }
+    let lark = llg::gbnf_to_lark(&gbnf);
+    let good = r#"{"a": "x", "b": {"c": 1}, "d": null, "e": [true]} "#;
+    assert_eq!(llg::accepts(&lark, good), Ok(()), "{gbnf}");
+    assert!(llg::accepts(&lark, r#"{"b": {"c": 1}}"#).is_err(), "{gbnf}");
+}
