@@ -404,9 +404,13 @@ fn structural_tag_text(
 ) -> String {
     let placeholder = |at: usize| Value::String(format!("{SCHEMA_MARK}{at}\u{0}"));
     let skeleton = structural_tag(tools, required, parallel, json, start, &placeholder);
-    let skeleton = serde_json::to_string(&skeleton).unwrap_or_default();
+    // Written by the core's writer, which escapes the tag's long grammar strings a word at a time
+    // (`serde_json` goes a byte at a time: a quarter of this tag's cost), byte for byte the same.
+    let mut written = String::with_capacity(4096);
+    parser_core::constraint::push_json(&mut written, &skeleton);
+    let skeleton = written;
     let quoted_mark = "\"\\u0000gpt-oss-schema-";
-    let mut out = Vec::with_capacity(skeleton.len() + tools.len() * 1024);
+    let mut out = String::with_capacity(skeleton.len() + tools.len() * 1024);
     let mut rest = skeleton.as_str();
     while let Some(found) = rest.find(quoted_mark) {
         let after = &rest[found + quoted_mark.len()..];
@@ -424,16 +428,16 @@ fn structural_tag_text(
                     .map_or(Value::Null, |(_, p)| p.as_ref().clone())
             };
             let tag = structural_tag(tools, required, parallel, json, start, &value);
-            return serde_json::to_string(&tag).unwrap_or_default();
+            let mut whole = String::new();
+            parser_core::constraint::push_json(&mut whole, &tag);
+            return whole;
         };
-        out.extend_from_slice(&rest.as_bytes()[..found]);
-        if serde_json::to_writer(&mut out, parameters.as_ref()).is_err() {
-            out.extend_from_slice(b"null");
-        }
+        out.push_str(&rest[..found]);
+        parser_core::constraint::push_json(&mut out, parameters);
         rest = &after[digits + "\\u0000\"".len()..];
     }
-    out.extend_from_slice(rest.as_bytes());
-    String::from_utf8(out).unwrap_or_default()
+    out.push_str(rest);
+    out
 }
 
 parser_core::inventory::submit! {

@@ -161,7 +161,7 @@ fn write_json(out: &mut String, json: &Json<'_>, schemas: &mut Vec<(*const Value
 }
 
 /// Writes `value` compactly, as `serde_json::to_writer` does.
-fn write_value(out: &mut String, value: &Value) {
+pub(crate) fn write_value(out: &mut String, value: &Value) {
     match value {
         Value::Object(map) => {
             out.push('{');
