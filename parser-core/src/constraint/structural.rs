@@ -38,6 +38,7 @@
 //! grammars accept, the structural tag accepts too.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -68,6 +69,10 @@ enum Json<'s> {
     Bool(bool),
     /// A JSON schema, written as `serde_json` writes it.
     Schema(Cow<'s, Value>),
+    /// A part the tag holds more than once (a tool's call tag, in and out of a section), shared
+    /// rather than copied, and written once: its text is copied where it stands again (Kimi's tags
+    /// cloned, written twice and dropped twice were 40% of its structural tag).
+    Shared(Rc<Json<'s>>),
 }
 
 impl<'s> From<&'s str> for Json<'s> {
@@ -115,9 +120,10 @@ pub(crate) fn render_text(shape: &Shape) -> String {
 /// every tool's schema twice).
 const REPEATED_SCHEMA: usize = 256;
 
-/// Writes `json`; `schemas` holds where each long schema written so far stands in `out`, by the
-/// schema's address (a tag borrows each tool's schema, so a repeated one has the same address).
-fn write_json(out: &mut String, json: &Json<'_>, schemas: &mut Vec<(*const Value, usize, usize)>) {
+/// Writes `json`; `written` holds where each long schema and each shared part written so far stands
+/// in `out`, by its address (a tag borrows each tool's schema, so a repeated one has the same
+/// address; a [`Json::Shared`] part is one allocation wherever it stands).
+fn write_json(out: &mut String, json: &Json<'_>, written: &mut Vec<(*const (), usize, usize)>) {
     match json {
         Json::Object(members) => {
             out.push('{');
@@ -129,7 +135,7 @@ fn write_json(out: &mut String, json: &Json<'_>, schemas: &mut Vec<(*const Value
                 out.push('"');
                 out.push_str(key);
                 out.push_str("\":");
-                write_json(out, member, schemas);
+                write_json(out, member, written);
             }
             out.push('}');
         }
@@ -139,23 +145,33 @@ fn write_json(out: &mut String, json: &Json<'_>, schemas: &mut Vec<(*const Value
                 if at > 0 {
                     out.push(',');
                 }
-                write_json(out, item, schemas);
+                write_json(out, item, written);
             }
             out.push(']');
         }
         Json::Str(text) => write_string(out, text),
         Json::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
         Json::Schema(schema) => {
-            let address: *const Value = &**schema;
-            if let Some(&(_, start, end)) = schemas.iter().find(|(at, _, _)| *at == address) {
+            let address = std::ptr::from_ref::<Value>(schema).cast::<()>();
+            if let Some(&(_, start, end)) = written.iter().find(|(at, _, _)| *at == address) {
                 out.extend_from_within(start..end);
                 return;
             }
             let start = out.len();
             write_value(out, schema);
             if out.len() - start >= REPEATED_SCHEMA {
-                schemas.push((address, start, out.len()));
+                written.push((address, start, out.len()));
             }
+        }
+        Json::Shared(part) => {
+            let address = Rc::as_ptr(part).cast::<()>();
+            if let Some(&(_, start, end)) = written.iter().find(|(at, _, _)| *at == address) {
+                out.extend_from_within(start..end);
+                return;
+            }
+            let start = out.len();
+            write_json(out, part, written);
+            written.push((address, start, out.len()));
         }
     }
 }
@@ -405,6 +421,15 @@ fn skeleton<'s>(shape: &'s Shape) -> Json<'s> {
             }
         })
         .collect(),
+    };
+    // Calls in and out of a section hold every tag twice: each tag shared (only there, where the
+    // sharing pays for its allocation).
+    let tags: Vec<Json<'s>> = if calls.section_optional && calls.section.is_some() {
+        tags.into_iter()
+            .map(|tag| Json::Shared(Rc::new(tag)))
+            .collect()
+    } else {
+        tags
     };
     let free = || object! {"type": "any_text"};
     // A bare format's text cannot open a call: the parser would read one.

@@ -1278,7 +1278,15 @@ fn structural_tag_text_is_its_value_serialized() {
         },
         ..hermes_like()
     };
-    for format in [hermes_like(), kimi_like(), tagged] {
+    // Calls in or out of their section (Kimi's): every tool's tag stands twice, written once.
+    let optional_section = FormatDescription {
+        calls: CallFormat {
+            section_optional: true,
+            ..kimi_like().calls
+        },
+        ..kimi_like()
+    };
+    for format in [hermes_like(), kimi_like(), optional_section, tagged] {
         for choice in [
             ToolChoice::Auto,
             ToolChoice::Required,
