@@ -53,7 +53,7 @@ pub(crate) fn render(grammar: &Grammar) -> String {
     let mut buffer = String::with_capacity(32);
     for (name, _) in &grammar.rules {
         if out.heads_as_is {
-            out.grammar_heads.insert(name, ());
+            out.grammar_heads.insert(name.as_bytes(), ());
         }
         if !out.heads_as_is || PREFIX_BASES.iter().any(|base| name.starts_with(base)) {
             buffer.clear();
@@ -264,10 +264,10 @@ struct Rules<'g> {
     ends: Vec<usize>,
     /// The grammar's rule names, when each is letters, digits and `_` ([`Rules::is_head`]);
     /// otherwise their GBNF spellings are in `names`.
-    grammar_heads: FastMap<&'g str, ()>,
+    grammar_heads: FastMap<&'g [u8], ()>,
     heads_as_is: bool,
     /// Where [`Rules::is_head`] spells a candidate back.
-    unconverted: String,
+    unconverted: Vec<u8>,
     /// The GBNF spelling of each numbered name's prefix met so far ([`Rules::prefix`]).
     prefixes_converted: Vec<(&'static str, String)>,
     /// The set rules every any-order node shares, and their names' prefix (`any1-`), once taken.
@@ -531,7 +531,9 @@ impl<'g> Rules<'g> {
         };
         let mut count = taken;
         let mut candidate = std::mem::take(&mut self.scratch);
-        loop {
+        // A numbered name is taken as it is tried (one lookup for both; most first tries are free).
+        let name = loop {
+            use std::collections::hash_map::Entry;
             count += 1;
             candidate.clear();
             candidate.push_str(hint);
@@ -539,13 +541,17 @@ impl<'g> Rules<'g> {
                 candidate.push('-');
                 push_number(&mut candidate, count as u64);
             }
-            if !self.names.contains_key(candidate.as_str()) && !self.is_head(&candidate) {
-                break;
+            if self.is_head(&candidate) {
+                continue;
             }
-        }
-        let name: Name = Rc::from(candidate.as_str());
+            if let Entry::Vacant(slot) = self.names.entry(Rc::from(candidate.as_str())) {
+                let name = slot.key().clone();
+                slot.insert(1);
+                break name;
+            }
+        };
         self.scratch = candidate;
-        // The hint keeps its last count; a numbered name is taken too.
+        // The hint keeps its last count.
         self.note_heads(&name);
         if count > 1 {
             match self.names.get_mut(hint) {
@@ -556,7 +562,6 @@ impl<'g> Rules<'g> {
                 }
             }
         }
-        self.names.insert(name.clone(), 1);
         name
     }
 
@@ -566,10 +571,16 @@ impl<'g> Rules<'g> {
         if !self.heads_as_is {
             return false;
         }
+        // Bytes, not characters: a name's `-` is one byte, and a `char` at a time cost a tenth of
+        // a GBNF build whose tools share nothing.
         self.unconverted.clear();
-        self.unconverted
-            .extend(name.chars().map(|c| if c == '-' { '_' } else { c }));
-        self.grammar_heads.contains_key(self.unconverted.as_str())
+        self.unconverted.extend_from_slice(name.as_bytes());
+        for byte in &mut self.unconverted {
+            if *byte == b'-' {
+                *byte = b'_';
+            }
+        }
+        self.grammar_heads.contains_key(self.unconverted.as_slice())
     }
 
     /// Keeps what [`Rules::fresh_prefix`] must avoid of a name now taken: each part of it before a `-`
