@@ -1009,7 +1009,7 @@ fn short_word(bytes: &[u8]) -> u64 {
 }
 
 /// Where the first byte at or after `from` that JSON must escape is, eight bytes at a time.
-fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     while at + 8 <= bytes.len() {
         let mask = escape_mask(word_at(bytes, at));
