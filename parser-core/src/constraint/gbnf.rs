@@ -747,17 +747,15 @@ impl<'g> Rules<'g> {
             .sets
             .node(items, &rendered, &ends, separator.as_deref());
         if let SetMask::Bits(mask) = mask {
-            let prefix = match &self.sets_prefix {
-                Some(prefix) => prefix.clone(),
-                None => {
-                    let mut prefix = self.fresh_prefix("any");
-                    prefix.push('-');
-                    self.sets_prefix = Some(prefix.clone());
-                    prefix
-                }
-            };
+            if self.sets_prefix.is_none() {
+                let mut prefix = self.fresh_prefix("any");
+                prefix.push('-');
+                self.sets_prefix = Some(prefix);
+            }
+            // Borrowed beside the sets and the blocks (a copy per node was an allocation per tool).
+            let prefix = self.sets_prefix.as_deref().unwrap_or_default();
             self.sets
-                .rule(mask, variant, &prefix, " ::= ", &mut self.blocks, out);
+                .rule(mask, variant, prefix, " ::= ", &mut self.blocks, out);
             self.give_back(rendered);
             self.ends = ends;
             return;
