@@ -336,11 +336,9 @@ impl TextRules {
                     .filter(|(_, next)| *next != Move::To(0))
                     .map(|(c, _)| *c)
                     .collect();
-                if let Some(class) = negated_class(&special) {
-                    body.push_str(&class);
-                    body.push(' ');
-                    refs.push((body.len(), 0));
-                }
+                push_negated_class(&mut body, &special);
+                body.push(' ');
+                refs.push((body.len(), 0));
                 for (c, next) in &state.moves {
                     match next {
                         Move::To(0) | Move::Refused => {}
@@ -1431,14 +1429,8 @@ fn push_literal(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// `[^…]`: every character outside `alphabet` (any character but NUL when the alphabet is empty).
-fn negated_class(alphabet: &[char]) -> Option<String> {
-    let mut out = String::new();
-    push_negated_class(&mut out, alphabet);
-    Some(out)
-}
-
-/// Writes [`negated_class`] of `alphabet` to `out`.
+/// Writes `[^…]`: every character outside `alphabet` (any character but NUL when the alphabet is
+/// empty).
 fn push_negated_class(out: &mut String, alphabet: &[char]) {
     if alphabet.is_empty() {
         out.push_str("[^\\x00]");

@@ -10,6 +10,18 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// Checks that both renderings of `constraint` ([`both`]) accept `text` exactly when `accepted`.
+fn assert_both_forms(constraint: &Constraint, text: &str, accepted: bool) {
+    for (which, lark) in both(constraint) {
+        let result = llg::accepts(&lark, text);
+        assert_eq!(
+            result.is_ok(),
+            accepted,
+            "{which}: {text:?}: {result:?}\n{lark}"
+        );
+    }
+}
+
 /// Both renderings of a grammar as llguidance grammars: Lark as is, GBNF rewritten.
 fn both(constraint: &Constraint) -> [(&'static str, String); 2] {
     [
@@ -228,14 +240,7 @@ fn hermes_like_grammar(
     let constraint = hermes_like()
         .constraint(Some(&tools()), start, &request(choice, parallel))
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(
-            result.is_ok(),
-            accepted,
-            "{which}: {text:?}: {result:?}\n{lark}"
-        );
-    }
+    assert_both_forms(&constraint, text, accepted);
 }
 
 #[rstest]
@@ -258,14 +263,7 @@ fn kimi_like_grammar(#[case] text: &str, #[case] accepted: bool) {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(
-            result.is_ok(),
-            accepted,
-            "{which}: {text:?}: {result:?}\n{lark}"
-        );
-    }
+    assert_both_forms(&constraint, text, accepted);
 }
 
 #[test]
@@ -439,10 +437,7 @@ fn reasoning_ended_by_calls(#[case] text: &str, #[case] accepted: bool) {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
-    }
+    assert_both_forms(&constraint, text, accepted);
     // A lazy grammar's trigger is then any opener, even inside reasoning.
     let lazy = format
         .constraint(
@@ -477,10 +472,7 @@ fn optional_section(#[case] text: &str, #[case] accepted: bool) {
     let constraint = format
         .constraint(Some(&tools()), start, &request(ToolChoice::Required, true))
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
-    }
+    assert_both_forms(&constraint, text, accepted);
     let lazy = format
         .constraint(
             Some(&tools()),
@@ -579,14 +571,7 @@ fn tagged_parameters(#[case] count: usize, #[case] text: &str, #[case] accepted:
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(
-            result.is_ok(),
-            accepted,
-            "{which}: {text:?}: {result:?}\n{lark}"
-        );
-    }
+    assert_both_forms(&constraint, text, accepted);
 }
 
 #[test]
@@ -678,14 +663,7 @@ fn parameters_declared_alike_share_rules(#[case] call: &str, #[case] accepted: b
         )
         .unwrap();
     let text = format!("<call>{call}");
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, &text);
-        assert_eq!(
-            result.is_ok(),
-            accepted,
-            "{which}: {text:?}: {result:?}\n{lark}"
-        );
-    }
+    assert_both_forms(&constraint, &text, accepted);
     // The calls' tag, wherever the format puts it: its content is the GBNF of a call's rest.
     fn grammar_of(value: &Value) -> Option<&str> {
         match value {
@@ -798,10 +776,7 @@ fn array_of_calls(#[case] text: &str, #[case] accepted: bool) {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
-    }
+    assert_both_forms(&constraint, text, accepted);
 }
 
 #[test]
@@ -843,10 +818,7 @@ fn name_as_key(#[case] text: &str, #[case] accepted: bool) {
             &request(ToolChoice::Required, true),
         )
         .unwrap();
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
-    }
+    assert_both_forms(&constraint, text, accepted);
     let section = &constraint.structural_tag()["format"];
     assert_eq!(section["content"]["tags"][1]["begin"], "{\"now\": ");
     assert_eq!(section["content"]["tags"][1]["end"], "}");
@@ -881,10 +853,7 @@ fn bare_calls(#[case] choice: ToolChoice, #[case] text: &str, #[case] accepted: 
         .unwrap();
     assert!(!constraint.lazy);
     assert_eq!(constraint.triggers, Triggers::default());
-    for (which, lark) in both(&constraint) {
-        let result = llg::accepts(&lark, text);
-        assert_eq!(result.is_ok(), accepted, "{which}: {text:?}: {result:?}");
-    }
+    assert_both_forms(&constraint, text, accepted);
 }
 
 /// A bare Python list of calls of `f`, whose one required keyword `v` has `schema`.
